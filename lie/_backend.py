@@ -1,0 +1,198 @@
+"""One set of array primitives for numpy and CasADi (SX/MX).
+
+Every function in :mod:`lie` is written once against these helpers, so it runs
+on numpy arrays (returns numpy) and on CasADi symbols (returns the same symbol
+type). Numeric vectors are 1-D ``numpy`` arrays; symbolic vectors are column
+vectors. A ``casadi.DM`` argument is treated as numeric and converted to numpy.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+import casadi as ca
+import numpy as np
+
+Symbolic = Union[ca.SX, ca.MX]
+ArrayLike = Union[np.ndarray, ca.SX, ca.MX, ca.DM, Sequence[float]]
+
+
+def is_symbolic(*xs: Any) -> bool:
+    """True when any argument is a CasADi SX or MX expression."""
+    return any(isinstance(x, (ca.SX, ca.MX)) for x in xs)
+
+
+def vector(x: ArrayLike, n: int | None = None, name: str = "x") -> Any:
+    """Validate a vector argument and return it in canonical form.
+
+    Numeric input becomes a 1-D float array; symbolic input must be a column
+    (or row, which is transposed) vector. ``n`` checks the length. Raises
+    ``ValueError`` naming ``name`` with the expected and actual shape, and for
+    numeric input containing NaN.
+    """
+    if is_symbolic(x):
+        if x.shape[1] != 1 and x.shape[0] == 1:
+            x = x.T
+        if x.shape[1] != 1 or (n is not None and x.shape[0] != n):
+            want = f"({n},)" if n is not None else "a vector"
+            raise ValueError(f"{name}: expected shape {want}, got {x.shape}")
+        return x
+    arr = np.asarray(x.full() if isinstance(x, ca.DM) else x, dtype=float)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
+        want = f"({n},)" if n is not None else "a 1-D vector"
+        raise ValueError(f"{name}: expected shape {want}, got {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name}: contains NaN")
+    return arr
+
+
+def matrix(x: ArrayLike, shape: tuple[int, int] | None = None, name: str = "A") -> Any:
+    """Validate a matrix argument (numeric -> 2-D float array, symbolic kept)."""
+    if is_symbolic(x):
+        if shape is not None and tuple(x.shape) != tuple(shape):
+            raise ValueError(f"{name}: expected shape {shape}, got {x.shape}")
+        return x
+    arr = np.asarray(x.full() if isinstance(x, ca.DM) else x, dtype=float)
+    if arr.ndim != 2 or (shape is not None and arr.shape != tuple(shape)):
+        raise ValueError(f"{name}: expected shape {shape or '2-D'}, got {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name}: contains NaN")
+    return arr
+
+
+def vcat(items: Sequence[Any]) -> Any:
+    """Stack scalars/vectors into one vector (numpy 1-D or CasADi column)."""
+    if is_symbolic(*items):
+        return ca.vertcat(*items)
+    return np.concatenate([np.atleast_1d(np.asarray(i, dtype=float)).reshape(-1) for i in items])
+
+
+def block(rows: Sequence[Sequence[Any]]) -> Any:
+    """Assemble a matrix from rows of entries or sub-blocks (like ``np.block``)."""
+    if any(is_symbolic(*r) for r in rows):
+        return ca.vertcat(*[ca.horzcat(*r) for r in rows])
+    return np.block([[np.asarray(e, dtype=float) for e in r] for r in rows])
+
+
+def hcat(items: Sequence[Any]) -> Any:
+    """Concatenate matrices side by side."""
+    if is_symbolic(*items):
+        return ca.horzcat(*items)
+    return np.hstack([np.asarray(i, dtype=float).reshape(np.shape(i)[0], -1) if np.ndim(i) else np.atleast_2d(i) for i in items])
+
+
+def blkdiag(items: Sequence[Any]) -> Any:
+    """Block-diagonal matrix of the given blocks."""
+    if is_symbolic(*items):
+        return ca.diagcat(*items)
+    from scipy.linalg import block_diag
+
+    return block_diag(*[np.atleast_2d(np.asarray(i, dtype=float)) for i in items])
+
+
+def eye(n: int, like: Any = None) -> Any:
+    """Identity matrix, symbolic (SX/MX, as ``like``) or numpy."""
+    if isinstance(like, ca.MX):
+        return ca.MX.eye(n)
+    if isinstance(like, ca.SX):
+        return ca.SX.eye(n)
+    return np.eye(n)
+
+
+def zeros(shape: tuple[int, int], like: Any = None) -> Any:
+    """Zero matrix of ``shape`` in the kind of ``like``."""
+    if isinstance(like, ca.MX):
+        return ca.MX.zeros(*shape)
+    if isinstance(like, ca.SX):
+        return ca.SX.zeros(*shape)
+    return np.zeros(shape)
+
+
+def dot(a: Any, b: Any) -> Any:
+    """Inner product of two vectors."""
+    if is_symbolic(a, b):
+        return ca.dot(a, b)
+    return float(np.dot(a, b))
+
+
+def cross(a: Any, b: Any) -> Any:
+    """Cross product of two 3-vectors."""
+    if is_symbolic(a, b):
+        return ca.cross(a, b)
+    return np.cross(a, b)
+
+
+def norm(a: Any) -> Any:
+    """Euclidean norm of a vector."""
+    if is_symbolic(a):
+        return ca.norm_2(a)
+    return float(np.linalg.norm(a))
+
+
+def sqrt(a: Any) -> Any:
+    return ca.sqrt(a) if is_symbolic(a) else np.sqrt(a)
+
+
+def sin(a: Any) -> Any:
+    return ca.sin(a) if is_symbolic(a) else np.sin(a)
+
+
+def cos(a: Any) -> Any:
+    return ca.cos(a) if is_symbolic(a) else np.cos(a)
+
+
+def tan(a: Any) -> Any:
+    return ca.tan(a) if is_symbolic(a) else np.tan(a)
+
+
+def atan2(y: Any, x: Any) -> Any:
+    return ca.atan2(y, x) if is_symbolic(y, x) else np.arctan2(y, x)
+
+
+def asin(a: Any) -> Any:
+    return ca.asin(a) if is_symbolic(a) else np.arcsin(a)
+
+
+def fabs(a: Any) -> Any:
+    return ca.fabs(a) if is_symbolic(a) else np.abs(a)
+
+
+def sign(a: Any) -> Any:
+    """Sign with sign(0) = +1 (so a flip never zeroes a quaternion)."""
+    if is_symbolic(a):
+        return ca.if_else(a < 0, -1, 1)
+    return np.where(np.asarray(a) < 0, -1.0, 1.0)
+
+
+def if_else(cond: Any, a: Any, b: Any) -> Any:
+    """Elementwise ``a if cond else b``; both branches are evaluated.
+
+    Callers must make both branches finite everywhere (derivatives included),
+    because CasADi differentiates through both.
+    """
+    if is_symbolic(cond, a, b):
+        return ca.if_else(cond, a, b)
+    return np.where(cond, a, b)
+
+
+def trace(A: Any) -> Any:
+    return ca.trace(A) if is_symbolic(A) else float(np.trace(A))
+
+
+def solve(A: Any, b: Any) -> Any:
+    """Solve ``A x = b`` (symbolic or numeric)."""
+    if is_symbolic(A, b):
+        return ca.solve(A, b)
+    return np.linalg.solve(A, b)
+
+
+def inv(A: Any) -> Any:
+    return ca.inv(A) if is_symbolic(A) else np.linalg.inv(A)
+
+
+def outer(a: Any, b: Any) -> Any:
+    """Outer product ``a b^T`` of two vectors."""
+    if is_symbolic(a, b):
+        return ca.mtimes(a, b.T if b.shape[1] == 1 else b)
+    return np.outer(a, b)
