@@ -69,10 +69,18 @@ def vcat(items: Sequence[Any]) -> Any:
 
 
 def block(rows: Sequence[Sequence[Any]]) -> Any:
-    """Assemble a matrix from rows of entries or sub-blocks (like ``np.block``)."""
+    """Assemble a matrix from rows of entries or sub-blocks (like ``np.block``).
+
+    A 1-D numeric vector is a column block, as symbolic vectors are.
+    """
     if any(is_symbolic(*r) for r in rows):
         return ca.vertcat(*[ca.horzcat(*r) for r in rows])
-    return np.block([[np.asarray(e, dtype=float) for e in r] for r in rows])
+
+    def as_block(e: Any) -> np.ndarray:
+        a = np.asarray(e, dtype=float)
+        return a.reshape(-1, 1) if a.ndim == 1 else a
+
+    return np.block([[as_block(e) for e in r] for r in rows])
 
 
 def hcat(items: Sequence[Any]) -> Any:
@@ -196,3 +204,21 @@ def outer(a: Any, b: Any) -> Any:
     if is_symbolic(a, b):
         return ca.mtimes(a, b.T if b.shape[1] == 1 else b)
     return np.outer(a, b)
+
+
+def even_series(th2: Any, series: Sequence[float], exact: Any, tol: float) -> Any:
+    """Evaluate a smooth even function ``f(th)`` from ``th2 = th^2``, safely near 0.
+
+    Below ``th < tol`` the Taylor polynomial ``sum_k series[k] th^(2k)`` is
+    used, above it ``exact(th)`` (a callable). Where the polynomial is used the
+    exact branch receives the safe argument ``th = 1``, so neither branch (nor
+    its CasADi derivative) is NaN or infinite at or near ``th = 0``. Choose
+    ``tol`` and enough terms that the truncation error at ``tol`` and the
+    round-off of ``exact`` just above ``tol`` are both below double precision.
+    """
+    small = th2 < tol * tol
+    th = sqrt(if_else(small, 1.0, th2))
+    poly = 0.0
+    for c in reversed(series):
+        poly = poly * th2 + c
+    return if_else(small, poly, exact(th))

@@ -23,6 +23,20 @@ T = np.diag([1.0, -1.0, -1.0, -1.0])
 
 #: Default switch-over angle (rad) to Taylor series near the zero rotation.
 SMALL_ANGLE = 1e-4
+#: Tolerance on ``| |q| - 1 |`` where a numeric unit quaternion is required.
+UNIT_TOL = 1e-6
+
+
+def check_unit_quaternion(q: Any, name: str = "q") -> None:
+    """Raise ``ValueError`` unless a numeric ``q`` (4,) has unit norm to :data:`UNIT_TOL`.
+
+    Symbolic ``q`` is never checked (only its shape).
+    """
+    q = B.vector(q, 4, name)
+    if not B.is_symbolic(q):
+        nrm = float(np.linalg.norm(q))
+        if abs(nrm - 1.0) > UNIT_TOL:
+            raise ValueError(f"{name}: expected a unit quaternion [qw, qx, qy, qz], got norm {nrm:.9g}")
 
 
 def skew(v: Any) -> Any:

@@ -1,0 +1,155 @@
+"""Rigid-body state ``[r; q; v; w]`` (13,) with a unit quaternion, as RobotDynamics.jl's ``RBState``.
+
+``r`` position (world frame), ``q = [qw, qx, qy, qz]`` unit quaternion (body to
+world), ``v`` linear velocity, ``w`` angular velocity (body frame). The frame
+of ``v`` is the model's business (world for RobotDynamics-style rigid bodies);
+:class:`RBState` only stores it. It converts to and from model state vectors
+``[r; p; v; w]`` in any attitude parameterization of :mod:`lie.rotations`.
+
+Numeric or symbolic (CasADi SX/MX) components; comparisons are numeric only.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend as B
+from .lie_state import LieState
+from .quaternion import check_unit_quaternion, rot_to_quat
+from .rotations import UnitQuaternion
+
+#: Tolerance on ``|R^T R - I|`` (max entry) for a numeric rotation matrix given as attitude.
+ORTHONORMAL_TOL = 1e-6
+
+
+def _attitude_to_quat(q: Any, renormalize: bool) -> Any:
+    """Quaternion (4,) from a quaternion (4,) or a rotation matrix (3x3), normalized or checked."""
+    if tuple(np.shape(q)) == (3, 3):
+        R = B.matrix(q, (3, 3), "q")
+        if not B.is_symbolic(R):
+            err = np.abs(R.T @ R - np.eye(3)).max()
+            if err > ORTHONORMAL_TOL or np.linalg.det(R) < 0:
+                raise ValueError(f"q: a 3x3 attitude must be a rotation matrix (|R^T R - I| = {err:.3g}, det = {np.linalg.det(R):.6g})")
+        q = rot_to_quat(R)
+    q = B.vector(q, 4, "q")
+    if B.is_symbolic(q):
+        return q / B.norm(q) if renormalize else q
+    if not renormalize:
+        check_unit_quaternion(q, "q")
+        return q
+    nrm = B.norm(q)
+    if nrm < 1e-12:
+        raise ValueError(f"q: cannot normalize a zero quaternion {q}")
+    return q / nrm
+
+
+class RBState:
+    """Rigid-body state ``[r; q; v; w]`` (13,) holding a unit quaternion.
+
+    ``RBState(r, q, v, w)`` takes ``q`` as a quaternion (4,) or a rotation
+    matrix (3x3). With ``renormalize=True`` (default) a quaternion is scaled to
+    unit norm; with ``renormalize=False`` it is stored as given, and a numeric
+    one must be unit to 1e-6 (``ValueError`` otherwise). Symbolic input is
+    never checked.
+
+    ``==`` compares exactly and treats ``q`` and ``-q`` as the same rotation
+    (as RobotDynamics.jl); :meth:`isapprox` compares with a tolerance.
+    ``x1 - x2`` is the 12-vector error ``[r1 - r2; phi; v1 - v2; w1 - w2]``
+    with ``phi = quat_to_axis_angle(conj(q2) * q1)`` (:attr:`lie_state`'s
+    ``state_error(x1, x2)``).
+    """
+
+    #: The error-state geometry of ``[r; q; v; w]``.
+    lie_state = LieState(UnitQuaternion, (3, 6))
+    _R, _Q, _V, _W = slice(0, 3), slice(3, 7), slice(7, 10), slice(10, 13)
+
+    def __init__(self, r: Any, q: Any, v: Any, w: Any, renormalize: bool = True) -> None:
+        parts = [B.vector(r, 3, "r"), _attitude_to_quat(q, renormalize), B.vector(v, 3, "v"), B.vector(w, 3, "w")]
+        self._x = B.vcat(parts)
+
+    # ------------------------------------------------------------ constructors
+    @classmethod
+    def from_attitude(cls, r: Any, p: Any, v: Any, w: Any, rotation: type = UnitQuaternion, renormalize: bool = True) -> "RBState":
+        """State from an attitude ``p`` in the parameterization ``rotation`` (e.g. :class:`lie.MRP`)."""
+        return cls(r, rotation.to_quat(B.vector(p, rotation.size, "p")), v, w, renormalize)
+
+    @classmethod
+    def from_state(cls, x: Any, rotation: type = UnitQuaternion, renormalize: bool = True) -> "RBState":
+        """State from a model state vector ``[r; p; v; w]`` (``9 + rotation.size``,)."""
+        x = B.vector(x, 9 + rotation.size, "x")
+        n = rotation.size
+        return cls.from_attitude(x[0:3], x[3 : 3 + n], x[3 + n : 6 + n], x[6 + n : 9 + n], rotation, renormalize)
+
+    def to_state(self, rotation: type = UnitQuaternion) -> Any:
+        """Model state vector ``[r; p; v; w]`` with the attitude in ``rotation`` (``9 + size``,)."""
+        return B.vcat([self.position, rotation.from_quat(self.orientation), self.linear_velocity, self.angular_velocity])
+
+    # ------------------------------------------------------------ parts
+    @property
+    def position(self) -> Any:
+        """``r`` (3,), world frame."""
+        return self._x[self._R]
+
+    @property
+    def orientation(self) -> Any:
+        """Unit quaternion ``q`` (4,), body to world."""
+        return self._x[self._Q]
+
+    @property
+    def linear_velocity(self) -> Any:
+        """``v`` (3,)."""
+        return self._x[self._V]
+
+    @property
+    def angular_velocity(self) -> Any:
+        """``w`` (3,), body frame."""
+        return self._x[self._W]
+
+    def vector(self) -> Any:
+        """``[r; q; v; w]`` (13,) (a copy for numpy)."""
+        return self._x if B.is_symbolic(self._x) else self._x.copy()
+
+    def __len__(self) -> int:
+        return 13
+
+    def flipquat(self) -> "RBState":
+        """The same state with the quaternion negated (the same rotation)."""
+        return RBState(self.position, -self.orientation, self.linear_velocity, self.angular_velocity, renormalize=False)
+
+    # ------------------------------------------------------------ arithmetic
+    def __sub__(self, other: "RBState") -> Any:
+        if not isinstance(other, RBState):
+            return NotImplemented
+        return self.lie_state.state_error(self._x, other._x)
+
+    def _numeric_pair(self, other: "RBState") -> tuple[np.ndarray, np.ndarray]:
+        if B.is_symbolic(self._x, other._x):
+            raise TypeError("RBState: symbolic states cannot be compared")
+        return self._x, other._x
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RBState):
+            return NotImplemented
+        a, b = self._numeric_pair(other)
+        same_rest = np.array_equal(np.delete(a, range(3, 7)), np.delete(b, range(3, 7)))
+        qa, qb = a[self._Q], b[self._Q]
+        return bool(same_rest and (np.array_equal(qa, qb) or np.array_equal(qa, -qb)))
+
+    def isapprox(self, other: "RBState", tol: float = 1e-12) -> bool:
+        """Equal to ``tol`` (relative with floor 1, per part), ``q`` and ``-q`` alike."""
+        a, b = self._numeric_pair(other)
+        qa, qb = a[self._Q], b[self._Q]
+
+        def close(x: np.ndarray, y: np.ndarray) -> bool:
+            return bool(np.abs(x - y).max() <= tol * max(1.0, np.abs(y).max()))
+
+        rest = [close(a[s], b[s]) for s in (self._R, self._V, self._W)]
+        return all(rest) and (close(qa, qb) or close(qa, -qb))
+
+    def __repr__(self) -> str:
+        fmt = (lambda x: np.array2string(x, precision=6)) if not B.is_symbolic(self._x) else str
+        return (
+            f"RBState(r={fmt(self.position)}, q={fmt(self.orientation)}, "
+            f"v={fmt(self.linear_velocity)}, w={fmt(self.angular_velocity)})"
+        )

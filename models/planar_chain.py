@@ -1,0 +1,170 @@
+"""Lagrangian dynamics of point masses moved by a few generalized coordinates.
+
+The classic textbook systems (pendulum, double pendulum, cartpole, double
+cartpole) are point masses whose world positions ``p_i(q)`` are explicit
+functions of the coordinates ``q``. With kinetic energy ``T = 1/2 qd^T M qd``,
+``M(q) = sum_i m_i J_i^T J_i`` (``J_i = dp_i/dq``), and potential
+``V = sum_i m_i g z_i``, Lagrange's equations give the manipulator form
+
+    M(q) qdd + C(q, qd) = B u,   C = (dM/dt) qd - 1/2 d(qd^T M qd)/dq + dV/dq,
+
+which :class:`PointMassChain` builds symbolically once (CasADi SX) and reuses.
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any, Sequence, Tuple
+
+import casadi as ca
+import numpy as np
+
+from lie import _backend as B
+
+from .model import Model
+
+
+class PointMassChain(Model):
+    """Base of the point-mass models: state ``x = [q; qd]``, ``xdot = [qd; qdd]``.
+
+    Subclasses give :meth:`mass_positions` (world positions of the point masses
+    as SX expressions of ``q``), :attr:`masses`, :attr:`input_matrix` ``B``
+    (nv x nu) and :attr:`gravity` (along -z).
+    """
+
+    gravity: float = 9.81
+
+    def __init__(self, masses: Sequence[float], input_matrix: np.ndarray, u_max: float = np.inf) -> None:
+        super().__init__()
+        self.masses = np.asarray(masses, dtype=float)
+        if (self.masses <= 0).any():
+            raise ValueError(f"masses: expected positive values, got {self.masses}")
+        self.input_matrix = np.asarray(input_matrix, dtype=float)
+        self.u_max = float(u_max)
+        self._manipulator = self._build_manipulator()
+
+    @property
+    def nv(self) -> int:
+        """Number of generalized coordinates."""
+        return self.input_matrix.shape[0]
+
+    @property
+    def state_dim(self) -> int:
+        return 2 * self.nv
+
+    @property
+    def control_dim(self) -> int:
+        return self.input_matrix.shape[1]
+
+    def control_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
+        return np.full(self.control_dim, -self.u_max), np.full(self.control_dim, self.u_max)
+
+    @abstractmethod
+    def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
+        """World positions (3x1 each) of the point masses."""
+
+    def _build_manipulator(self) -> ca.Function:
+        q, qd = ca.SX.sym("q", self.nv), ca.SX.sym("qd", self.nv)
+        M = ca.SX.zeros(self.nv, self.nv)
+        V = 0
+        for m, p in zip(self.masses, self.mass_positions(q)):
+            J = ca.jacobian(p, q)
+            M += m * (J.T @ J)
+            V += m * self.gravity * p[2]
+        kinetic2 = qd.T @ M @ qd
+        C = ca.jacobian(M @ qd, q) @ qd - 0.5 * ca.gradient(kinetic2, q) + ca.gradient(V, q)
+        return ca.Function(f"{self.name}_manipulator", [q, qd], [M, C], ["q", "qd"], ["M", "C"])
+
+    def mass_matrix(self, q: Any) -> Any:
+        """``M(q)`` (nv x nv)."""
+        q = B.vector(q, self.nv, "q")
+        M = self._manipulator(q, B.zeros((self.nv, 1), like=q))[0]
+        return M if B.is_symbolic(q) else np.asarray(M)
+
+    def bias_force(self, q: Any, qd: Any) -> Any:
+        """``C(q, qd)``: Coriolis, centrifugal and gravity terms (nv,)."""
+        q, qd = B.vector(q, self.nv, "q"), B.vector(qd, self.nv, "qd")
+        C = self._manipulator(q, qd)[1]
+        return C if B.is_symbolic(q, qd) else np.asarray(C).reshape(-1)
+
+    def continuous_dynamics(self, x: Any, u: Any, t: Any) -> Any:
+        q, qd = x[: self.nv], x[self.nv :]
+        M, C = self._manipulator(q, qd)
+        qdd = ca.solve(M, self.input_matrix @ u - C)
+        return ca.vertcat(qd, qdd)
+
+
+def _rot_x_tip(angle: Any, length: float) -> ca.SX:
+    """``Rx(angle) @ [0, 0, length]``: a link of ``length`` turned about +x."""
+    return ca.vertcat(0, -length * ca.sin(angle), length * ca.cos(angle))
+
+
+class Pendulum(PointMassChain):
+    """Point-mass pendulum turning about +x; ``theta = 0`` points up (+z).
+
+    State ``[theta, theta_dot]``, input the joint torque. Defaults m = l = 1,
+    g = 9.81: ``m l^2 thdd = m g l sin(theta) + u``.
+    """
+
+    name = "pendulum"
+
+    def __init__(self, mass: float = 1.0, length: float = 1.0, u_max: float = np.inf) -> None:
+        self.length = float(length)
+        super().__init__([mass], np.eye(1), u_max)
+
+    def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
+        return [_rot_x_tip(q[0], self.length)]
+
+
+class DoublePendulum(PointMassChain):
+    """Two point-mass links about +x; ``theta1`` absolute, ``theta2`` relative; 0 = up.
+
+    ``actuated`` picks the driven joints: ``(0, 1)`` both (default), ``(1,)``
+    the acrobot, ``(0,)`` the pendubot. Defaults m1 = m2 = l1 = l2 = 1.
+    """
+
+    name = "double_pendulum"
+
+    def __init__(self, masses: Sequence[float] = (1.0, 1.0), lengths: Sequence[float] = (1.0, 1.0), actuated: Sequence[int] = (0, 1), u_max: float = np.inf) -> None:
+        self.lengths = tuple(float(l) for l in lengths)
+        super().__init__(masses, np.eye(2)[:, list(actuated)], u_max)
+
+    def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
+        p1 = _rot_x_tip(q[0], self.lengths[0])
+        return [p1, p1 + _rot_x_tip(q[0] + q[1], self.lengths[1])]
+
+
+class Cartpole(PointMassChain):
+    """Cart sliding along +y with a pole turning about +x, mass at the pole tip.
+
+    State ``[y, theta, y_dot, theta_dot]``; ``theta = 0`` is the pole up. Input
+    the horizontal force on the cart. Defaults m_cart = m_pole = l = 1.
+    """
+
+    name = "cartpole"
+
+    def __init__(self, cart_mass: float = 1.0, pole_mass: float = 1.0, length: float = 1.0, u_max: float = np.inf) -> None:
+        self.length = float(length)
+        super().__init__([cart_mass, pole_mass], np.array([[1.0], [0.0]]), u_max)
+
+    def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
+        cart = ca.vertcat(0, q[0], 0)
+        return [cart, cart + _rot_x_tip(q[1], self.length)]
+
+
+class DoubleCartpole(PointMassChain):
+    """Cartpole with a second pole on the first (relative angle), masses at the tips.
+
+    State ``[y, theta1, theta2, y_dot, theta1_dot, theta2_dot]``, input the cart
+    force. Defaults: all masses and lengths 1.
+    """
+
+    name = "double_cartpole"
+
+    def __init__(self, masses: Sequence[float] = (1.0, 1.0, 1.0), lengths: Sequence[float] = (1.0, 1.0), u_max: float = np.inf) -> None:
+        self.lengths = tuple(float(l) for l in lengths)
+        super().__init__(masses, np.array([[1.0], [0.0], [0.0]]), u_max)
+
+    def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
+        cart = ca.vertcat(0, q[0], 0)
+        p1 = cart + _rot_x_tip(q[1], self.lengths[0])
+        return [cart, p1, p1 + _rot_x_tip(q[1] + q[2], self.lengths[1])]

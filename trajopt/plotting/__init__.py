@@ -1,0 +1,44 @@
+"""Plots and animations of trajectories, written against plain numpy arrays.
+
+- :mod:`.trajectories`: states (quaternions also as ZYX Euler angles),
+  controls with limits, constraint violation per knot.
+- :mod:`.rigid_body`: 3D path with body-axes triads.
+- :mod:`.animation`: quadrotor-like rigid-body animation, GIF/MP4 writing.
+- :mod:`.legged`: base, joints, contact forces, foot heights, gait diagram,
+  a one-page summary, and a stick-figure animation (segments from pinocchio).
+- :mod:`.output`: :func:`save_figure`, used by every plot's ``path`` argument.
+
+Conventions follow DESIGN.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
+body to world), ZYX Euler angles ordered ``(yaw, pitch, roll)``, SI units.
+"""
+from .animation import animate_rigid_body
+from .legged import (
+    animate_stick_figure,
+    plot_base,
+    plot_contact_forces,
+    plot_foot_heights,
+    plot_gait_diagram,
+    plot_joints,
+    plot_legged_summary,
+    stick_segments,
+)
+from .output import save_figure
+from .rigid_body import plot_trajectory_3d
+from .trajectories import plot_constraint_violation, plot_controls, plot_states
+
+__all__ = [
+    "animate_rigid_body",
+    "animate_stick_figure",
+    "plot_base",
+    "plot_constraint_violation",
+    "plot_contact_forces",
+    "plot_controls",
+    "plot_foot_heights",
+    "plot_gait_diagram",
+    "plot_joints",
+    "plot_legged_summary",
+    "plot_states",
+    "plot_trajectory_3d",
+    "save_figure",
+    "stick_segments",
+]
