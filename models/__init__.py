@@ -1,9 +1,20 @@
 """Model classes: base interfaces, rigid bodies, classic systems, multibody robots."""
+from .humanoid import Humanoid
+from .legged import Go1, Go2, LeggedRobot
 from .lie_group_model import LieGroupModel
 from .model import Model
+from .multibody_model import MultibodyModel
 from .planar_chain import Cartpole, DoubleCartpole, DoublePendulum, Pendulum, PointMassChain
 from .quadrotor import Quadrotor
 from .rigid_body import SUPPORTED_ROTATIONS, RigidBody
+from .simple_multibody import (
+    FloatingBody,
+    MultibodyQuadrotor,
+    cartpole_multibody,
+    double_cartpole_multibody,
+    double_pendulum_multibody,
+    pendulum_multibody,
+)
 
 __all__ = [
     "Model",
@@ -16,4 +27,15 @@ __all__ = [
     "DoublePendulum",
     "Cartpole",
     "DoubleCartpole",
+    "MultibodyModel",
+    "LeggedRobot",
+    "Go1",
+    "Go2",
+    "Humanoid",
+    "FloatingBody",
+    "MultibodyQuadrotor",
+    "pendulum_multibody",
+    "double_pendulum_multibody",
+    "cartpole_multibody",
+    "double_cartpole_multibody",
 ]

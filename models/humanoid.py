@@ -1,0 +1,65 @@
+"""Unitree G1 humanoid (29 DoF) as a floating-base multibody model with sole contacts.
+
+The stand-in for PinnZoo's Nadia. The G1 URDF models each foot's sole by four
+small collision spheres (radius 5 mm) in the ankle-roll link frame, at
+``x in {-0.05, 0.12}``, ``y = +-0.025`` (heel) / ``+-0.03`` (toe), ``z = -0.03``.
+We add contact frames at the bottom of those spheres (``z = -0.035``): with
+``contacts_per_foot=4`` the four corners ``{left,right}_{heel,toe}_{left,right}``,
+with ``contacts_per_foot=1`` one point ``{left,right}_sole`` at the middle of the
+sole, ``(0.035, 0, -0.035)``.
+"""
+from __future__ import annotations
+
+from typing import Tuple
+
+import numpy as np
+import pinocchio as pin
+
+from .multibody_model import MultibodyModel
+from .robot_data import load_pinocchio_model, urdf_path
+
+#: Height of the contact points below the ankle-roll joint (sphere centre 0.03 + radius 0.005).
+SOLE_DEPTH = 0.035
+_CORNERS = {"heel_left": (-0.05, 0.025), "heel_right": (-0.05, -0.025), "toe_left": (0.12, 0.03), "toe_right": (0.12, -0.03)}
+_SOLE_CENTRE = (0.035, 0.0)
+
+
+def _add_sole_frames(model: pin.Model, contacts_per_foot: int) -> Tuple[str, ...]:
+    names = []
+    for side in ("left", "right"):
+        parent_frame = model.getFrameId(f"{side}_ankle_roll_link")
+        frame = model.frames[parent_frame]
+        points = {"sole": _SOLE_CENTRE} if contacts_per_foot == 1 else _CORNERS
+        for label, (px, py) in points.items():
+            name = f"{side}_{label}"
+            placement = frame.placement * pin.SE3(np.eye(3), np.array([px, py, -SOLE_DEPTH]))
+            model.addFrame(pin.Frame(name, frame.parentJoint, parent_frame, placement, pin.FrameType.OP_FRAME))
+            names.append(name)
+    return tuple(names)
+
+
+class Humanoid(MultibodyModel):
+    """Unitree G1 (29 actuated joints): nq 36, nv 35, nu 29.
+
+    ``contacts_per_foot`` is 1 (sole centre) or 4 (sole corners); the contact
+    points are the kinematics bodies. ``mu`` is the foot friction coefficient.
+    """
+
+    def __init__(self, contacts_per_foot: int = 1, mu: float = 1.0) -> None:
+        if contacts_per_foot not in (1, 4):
+            raise ValueError(f"contacts_per_foot: expected 1 or 4, got {contacts_per_foot}")
+        if mu <= 0:
+            raise ValueError(f"mu: expected a positive friction coefficient, got {mu}")
+        path = urdf_path("g1")
+        pin_model = load_pinocchio_model(path, floating=True)
+        contacts = _add_sole_frames(pin_model, contacts_per_foot)
+        super().__init__(pin_model, kinematics_bodies=contacts, name="g1", urdf_path=str(path))
+        self.mu = float(mu)
+        self.contacts_per_foot = contacts_per_foot
+
+    def init_state(self) -> np.ndarray:
+        """Standing straight (all joints zero), level, soles on the ground (``z = 0``), at rest."""
+        x = np.zeros(self.nx)
+        x[3] = 1.0
+        x[2] = -float(np.min(self.kinematics(x)[2::3]))
+        return x

@@ -1,0 +1,500 @@
+"""PinnZoo-style multibody model: exact CasADi dynamics of a pinocchio model.
+
+:class:`MultibodyModel` wraps a :class:`models.multibody.RigidBodyTree` (our
+CasADi re-expression of a ``pinocchio.Model``) and exposes PinnZoo's API. Every
+method takes numpy arrays (returns numpy) or CasADi SX/MX (returns the same
+kind); each is one ``casadi.Function`` built on first use and cached on the
+model.
+
+Conventions (DESIGN.md):
+
+- ``x = [q; v]``, ``q = [x, y, z, qw, qx, qy, qz, joints]`` for a floating base
+  (position in the world frame), ``v = [v_body, w_body, joint rates]``.
+- ``M(q) vdot + C(q, v) = tau + sum_i J_i^T f_i`` with ``tau = B u``; ``f_i``
+  are 3D forces at the kinematics bodies in the WORLD frame and ``J_i`` their
+  world-aligned linear Jacobians (LOCAL_WORLD_ALIGNED).
+- ``qdot = E(q) v`` with ``E = blkdiag(Rot(q), 0.5 G(q), I)`` and
+  ``v = E_T(q) qdot`` with ``E_T = blkdiag(Rot(q)^T, 2 G(q)^T, I)``.
+- Error state (size ``2 nv``): position error in the body frame of ``x0``,
+  attitude error ``axis_angle(conj(q0) * q)``, other coordinates subtracted.
+
+Raw derivatives with respect to a quaternion depend on how an expression extends
+off the unit sphere; compare them in the tangent space (``J[:, :nq] @ E(q)``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import casadi as ca
+import numpy as np
+
+from lie import LieState, UnitQuaternion
+from lie import _backend as B
+from lie import attitude_jacobian, check_unit_quaternion, axis_angle_to_quat, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+
+from .lie_group_model import LieGroupModel
+from .multibody import RigidBodyTree
+from .orders import change_order, generate_conversions, standard_orders
+from .robot_data import load_pinocchio_model
+
+#: Slices of the floating-base configuration.
+BASE_POS, BASE_QUAT = slice(0, 3), slice(3, 7)
+
+
+class MultibodyModel(LieGroupModel):
+    """Dynamics and kinematics of a pinocchio model as CasADi functions (PinnZoo API).
+
+    Parameters
+    ----------
+    pin_model:
+        A ``pinocchio.Model`` (from a URDF with a free-flyer root, a fixed base,
+        or built in Python). Supported joints: revolute, prismatic, free-flyer.
+    kinematics_bodies:
+        Frame names whose world positions :meth:`kinematics` returns (e.g. feet).
+    input_matrix:
+        ``B`` (nv x nu) mapping actuator torques to generalized forces. Default:
+        the identity on the joint coordinates (every non-base joint actuated).
+    name:
+        Used for the names of the generated functions.
+    urdf_path:
+        The URDF file the model came from, if any: enables the ``"mujoco"``
+        vector order (the file's joint order) in :meth:`change_order`.
+    """
+
+    def __init__(
+        self,
+        pin_model: Any,
+        kinematics_bodies: Sequence[str] = (),
+        input_matrix: Optional[np.ndarray] = None,
+        name: str = "multibody",
+        urdf_path: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.tree = RigidBodyTree(pin_model)
+        self.pin_model = pin_model
+        self.nq, self.nv = self.tree.nq, self.tree.nv
+        self.nx = self.nq + self.nv
+        missing = [b for b in kinematics_bodies if not pin_model.existFrame(b)]
+        if missing:
+            raise ValueError(f"kinematics_bodies: {missing} are not frames of the model {pin_model.name!r}")
+        self.kinematics_bodies = list(kinematics_bodies)
+        self.nc = len(self.kinematics_bodies)
+        nb = 6 if self.is_floating else 0
+        if input_matrix is None:
+            input_matrix = np.vstack([np.zeros((nb, self.nv - nb)), np.eye(self.nv - nb)])
+        self._B = np.asarray(input_matrix, dtype=float)
+        if self._B.ndim != 2 or self._B.shape[0] != self.nv:
+            raise ValueError(f"input_matrix: expected shape ({self.nv}, nu), got {self._B.shape}")
+        self.nu = self._B.shape[1]
+        self._lie = LieState(UnitQuaternion, (3, self.nx - 7)) if self.is_floating else LieState(UnitQuaternion, (self.nx,))
+        self.urdf_path = urdf_path
+        self.orders = standard_orders(pin_model, urdf_path)
+        self.conversions = generate_conversions(self.orders)
+
+    @classmethod
+    def from_urdf(cls, urdf_path: str, floating: bool = True, **kwargs: Any) -> "MultibodyModel":
+        """Load a URDF (free-flyer root when ``floating``) and wrap it.
+
+        Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for
+        one pinocchio cannot parse. ``kwargs`` go to the constructor.
+        """
+        return cls(load_pinocchio_model(urdf_path, floating=floating), urdf_path=str(urdf_path), **kwargs)
+
+    # ---------------------------------------------------------------- orders
+    def change_order(self, value: Any, from_: str, to: str, axis: Optional[int] = None, out: Optional[np.ndarray] = None, kind: Optional[str] = None) -> np.ndarray:
+        """Permute a vector or matrix between vector orders ("nominal", "pinocchio", "mujoco").
+
+        The vector kind (configuration nq, velocity nv, state nx, error state
+        2 nv, torque nu) is deduced from the size along each permuted axis;
+        ``axis`` picks rows (0), columns (1) or both (None) of a matrix. A pure
+        permutation: see :func:`models.orders.to_mujoco_state` for MuJoCo's
+        world-frame base velocity. ``out`` receives the result in place.
+        """
+        return change_order(self.conversions, value, from_, to, self.nq, self.nv, self.nu, axis=axis, out=out, kind=kind)
+
+    def change_orders(self, values: Sequence[Any], from_: str, to: str, axis: Optional[int] = None) -> List[np.ndarray]:
+        """:meth:`change_order` applied to each of several vectors or matrices."""
+        return [self.change_order(v, from_, to, axis=axis) for v in values]
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def is_floating(self) -> bool:
+        """True when the root joint is a free-flyer."""
+        return self.tree.is_floating
+
+    @property
+    def state_dim(self) -> int:
+        return self.nx
+
+    @property
+    def control_dim(self) -> int:
+        return self.nu
+
+    @property
+    def error_dim(self) -> int:
+        return 2 * self.nv
+
+    def lie_state(self) -> LieState:
+        """Layout ``[x, y, z, quat, rest]`` (floating) or a plain vector (fixed base).
+
+        The error maps of this class override LieState's: the position error is
+        taken in the body frame of the reference state (PinnZoo/pinocchio-style).
+        """
+        return self._lie
+
+    def B_func(self) -> np.ndarray:
+        """Input Jacobian ``B`` (nv x nu): ``tau = B u``."""
+        return self._B.copy()
+
+    def control_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
+        lim = self.torque_limits()
+        return -lim, lim
+
+    def torque_limits(self) -> np.ndarray:
+        """Actuator torque limits (nu,), from the model's ``effortLimit`` (inf where 0)."""
+        eff = np.asarray(self.pin_model.effortLimit, dtype=float)
+        lim = np.abs(self._B.T) @ eff
+        lim[lim <= 0] = np.inf
+        return lim
+
+    # ------------------------------------------------------- function cache
+    def _symbols(self) -> Dict[str, ca.SX]:
+        return {
+            "x": ca.SX.sym("x", self.nx),
+            "tau": ca.SX.sym("tau", self.nv),
+            "vdot": ca.SX.sym("vdot", self.nv),
+            "f": ca.SX.sym("f", 3 * self.nc),
+        }
+
+    def _builders(self) -> Dict[str, Callable[[], ca.Function]]:
+        return {
+            **super()._builders(),
+            "M_func": lambda: self._make("M_func", ["x"], lambda s: [self._mass(s)]),
+            "C_func": lambda: self._make("C_func", ["x"], lambda s: [self._bias(s)]),
+            "forward_dynamics": lambda: self._make("forward_dynamics", ["x", "tau", "f"], lambda s: [self._aba(s)]),
+            "forward_dynamics_deriv": lambda: self._make("forward_dynamics_deriv", ["x", "tau", "f"], lambda s: _jac(self._aba(s), s["x"], s["tau"])),
+            "dynamics": lambda: self._make("dynamics", ["x", "tau", "f"], lambda s: [self._xdot(s)]),
+            "dynamics_deriv": lambda: self._make("dynamics_deriv", ["x", "tau", "f"], lambda s: _jac(self._xdot(s), s["x"], s["tau"])),
+            "inverse_dynamics": lambda: self._make("inverse_dynamics", ["x", "vdot", "f"], lambda s: [self._rnea(s)]),
+            "inverse_dynamics_deriv": lambda: self._make("inverse_dynamics_deriv", ["x", "vdot", "f"], lambda s: _jac(self._rnea(s), s["x"], s["vdot"])),
+            "inverse_dynamics_hvp": lambda: self._make_hvp(),
+            "inverse_dynamics_hTvp": lambda: self._make_hTvp(),
+            "velocity_kinematics": lambda: self._make("velocity_kinematics", ["x"], lambda s: [self._E(s["x"])]),
+            "velocity_kinematics_T": lambda: self._make("velocity_kinematics_T", ["x"], lambda s: [self._E_T(s["x"])]),
+            "velocity_kinematics_jvp_deriv": lambda: self._make_jvp("velocity_kinematics_jvp_deriv", self._E, self.nv),
+            "velocity_kinematics_T_jvp_deriv": lambda: self._make_jvp("velocity_kinematics_T_jvp_deriv", self._E_T, self.nq),
+            "kinematics": lambda: self._make("kinematics", ["x"], lambda s: [self._kin(s["x"])]),
+            "kinematics_rotation": lambda: self._make("kinematics_rotation", ["x"], lambda s: [self._kin_rot(s["x"])]),
+            "kinematics_jacobian": lambda: self._make("kinematics_jacobian", ["x"], lambda s: [ca.jacobian(self._kin(s["x"]), s["x"])[:, : self.nq]]),
+            "kinematics_hvp": lambda: self._make_kin_hvp(),
+            "kinematics_velocity": lambda: self._make("kinematics_velocity", ["x"], lambda s: [self._kin_vel(s["x"])]),
+            "kinematics_velocity_jacobian": lambda: self._make("kinematics_velocity_jacobian", ["x"], lambda s: [ca.jacobian(self._kin_vel(s["x"]), s["x"])]),
+            "kinematics_velocity_matrix": lambda: self._make("kinematics_velocity_matrix", ["x"], lambda s: [self._Jv(s["x"])]),
+            "kinematics_jacobianTvp": lambda: self._make("kinematics_jacobianTvp", ["x", "f"], lambda s: [self._Jv(s["x"]).T @ s["f"]]),
+            "kinematics_force_jacobian": lambda: self._make("kinematics_force_jacobian", ["x", "f"], lambda s: [ca.jacobian(self._Jv(s["x"]).T @ s["f"], s["x"])]),
+            "kinematics_force_hvp": lambda: self._make_force_h("kinematics_force_hvp", transpose=False),
+            "kinematics_force_hTvp": lambda: self._make_force_h("kinematics_force_hTvp", transpose=True),
+        }
+
+    def _make(self, key: str, inputs: List[str], outputs: Callable[[Dict[str, ca.SX]], List[ca.SX]]) -> ca.Function:
+        s = self._symbols()
+        outs = outputs(s)
+        return ca.Function(f"{self.name}_{key}", [s[i] for i in inputs], outs, inputs, [f"o{i}" for i in range(len(outs))])
+
+    # ------------------------------------------------- symbolic building blocks
+    def _qv(self, x: ca.SX) -> Tuple[ca.SX, ca.SX]:
+        return x[: self.nq], x[self.nq :]
+
+    def _point_forces(self, f: ca.SX) -> List[Tuple[str, ca.SX]]:
+        return [(b, f[3 * i : 3 * i + 3]) for i, b in enumerate(self.kinematics_bodies)]
+
+    def _mass(self, s: Dict[str, ca.SX]) -> ca.SX:
+        return self.tree.crba(self._qv(s["x"])[0])
+
+    def _bias(self, s: Dict[str, ca.SX]) -> ca.SX:
+        return self.tree.nle(*self._qv(s["x"]))
+
+    def _aba(self, s: Dict[str, ca.SX]) -> ca.SX:
+        q, v = self._qv(s["x"])
+        return self.tree.aba(q, v, s["tau"], point_forces=self._point_forces(s["f"]) if self.nc else None)
+
+    def _rnea(self, s: Dict[str, ca.SX]) -> ca.SX:
+        q, v = self._qv(s["x"])
+        return self.tree.rnea(q, v, s["vdot"], point_forces=self._point_forces(s["f"]) if self.nc else None)
+
+    def _xdot(self, s: Dict[str, ca.SX]) -> ca.SX:
+        q, v = self._qv(s["x"])
+        return ca.vertcat(self._E(s["x"]) @ v, self._aba(s))
+
+    def _E(self, x: ca.SX) -> ca.SX:
+        q = x[: self.nq]
+        if not self.is_floating:
+            return ca.SX.eye(self.nv)
+        quat = q[BASE_QUAT]
+        return ca.diagcat(quat_to_rot(quat), 0.5 * attitude_jacobian(quat), ca.SX.eye(self.nv - 6))
+
+    def _E_T(self, x: ca.SX) -> ca.SX:
+        q = x[: self.nq]
+        if not self.is_floating:
+            return ca.SX.eye(self.nv)
+        quat = q[BASE_QUAT]
+        return ca.diagcat(quat_to_rot(quat).T, 2 * attitude_jacobian(quat).T, ca.SX.eye(self.nv - 6))
+
+    def _kin(self, x: ca.SX) -> ca.SX:
+        q = x[: self.nq]
+        return ca.vertcat(*[self.tree.frame_placement(q, b)[1] for b in self.kinematics_bodies]) if self.nc else ca.SX(0, 1)
+
+    def _kin_rot(self, x: ca.SX) -> ca.SX:
+        q = x[: self.nq]
+        return ca.vertcat(*[self.tree.frame_placement(q, b)[0] for b in self.kinematics_bodies]) if self.nc else ca.SX(0, 3)
+
+    def _Jv(self, x: ca.SX) -> ca.SX:
+        """Stacked world-aligned linear Jacobians (3 nc x nv), mapping v to foot velocities."""
+        q = x[: self.nq]
+        if not self.nc:
+            return ca.SX(0, self.nv)
+        return ca.vertcat(*[self.tree.frame_jacobian(q, b, "LOCAL_WORLD_ALIGNED")[:3, :] for b in self.kinematics_bodies])
+
+    def _kin_vel(self, x: ca.SX) -> ca.SX:
+        return self._Jv(x) @ x[self.nq :]
+
+    def _make_hvp(self) -> ca.Function:
+        s = self._symbols()
+        lam = ca.SX.sym("lam", self.nx)
+        jvp = ca.jacobian(self._rnea(s), s["x"]) @ lam
+        return ca.Function(f"{self.name}_inverse_dynamics_hvp", [s["x"], s["vdot"], lam, s["f"]], _jac(jvp, s["x"], s["vdot"]), ["x", "vdot", "lam", "f"], ["o0", "o1"])
+
+    def _make_hTvp(self) -> ca.Function:
+        s = self._symbols()
+        lam = ca.SX.sym("lam", self.nv)
+        tau = self._rnea(s)
+        vjp_x = ca.jacobian(tau, s["x"]).T @ lam
+        vjp_a = ca.jacobian(tau, s["vdot"]).T @ lam
+        return ca.Function(f"{self.name}_inverse_dynamics_hTvp", [s["x"], s["vdot"], lam, s["f"]], [ca.jacobian(vjp_x, s["x"]), ca.jacobian(vjp_a, s["x"])], ["x", "vdot", "lam", "f"], ["o0", "o1"])
+
+    def _make_jvp(self, key: str, matrix: Callable[[ca.SX], ca.SX], n: int) -> ca.Function:
+        x, w = ca.SX.sym("x", self.nx), ca.SX.sym("w", n)
+        return ca.Function(f"{self.name}_{key}", [x, w], [ca.jacobian(matrix(x) @ w, x)], ["x", "w"], ["o0"])
+
+    def _make_kin_hvp(self) -> ca.Function:
+        x, dq = ca.SX.sym("x", self.nx), ca.SX.sym("dq", self.nq)
+        jvp = ca.jacobian(self._kin(x), x)[:, : self.nq] @ dq
+        return ca.Function(f"{self.name}_kinematics_hvp", [x, dq], [ca.jacobian(jvp, x)[:, : self.nq]], ["x", "dq"], ["o0"])
+
+    def _make_force_h(self, key: str, transpose: bool) -> ca.Function:
+        s = self._symbols()
+        K = ca.jacobian(self._Jv(s["x"]).T @ s["f"], s["x"])  # nv x nx
+        mult = ca.SX.sym("mult", self.nv if transpose else self.nx)
+        prod = K.T @ mult if transpose else K @ mult
+        return ca.Function(f"{self.name}_{key}", [s["x"], s["f"], mult], _jac(prod, s["x"], s["f"]), ["x", "lam", "mult"], ["o0", "o1"])
+
+    # ------------------------------------------------------------ validation
+    def _x(self, x: Any, name: str = "x") -> Any:
+        x = B.vector(x, self.nx, name)
+        if self.is_floating and not B.is_symbolic(x):
+            check_unit_quaternion(x[BASE_QUAT], f"{name}[3:7] (base quaternion)")
+        return x
+
+    def _forces(self, forces: Any, like: Any) -> Any:
+        if forces is None:
+            return B.zeros((3 * self.nc, 1), like=like) if B.is_symbolic(like) else np.zeros(3 * self.nc)
+        return B.vector(forces, 3 * self.nc, "forces")
+
+    def _generalized_force(self, tau_or_u: Any) -> Any:
+        """Accept ``tau`` (nv) or actuator torques ``u`` (nu), told apart by size."""
+        n = tau_or_u.shape[0]
+        if n == self.nv:
+            return B.vector(tau_or_u, self.nv, "tau")
+        if n == self.nu:
+            u = B.vector(tau_or_u, self.nu, "u")
+            return self._B @ u
+        raise ValueError(f"tau: expected generalized forces ({self.nv},) or actuator torques ({self.nu},), got {tuple(tau_or_u.shape)}")
+
+    # ------------------------------------------------------------- dynamics
+    def M_func(self, x: Any) -> Any:
+        """Mass matrix ``M(q)`` (nv x nv) of the configuration part of ``x``."""
+        return self._call("M_func", self._x(x), matrix=True)
+
+    def C_func(self, x: Any) -> Any:
+        """Bias ``C(q, v)`` (nv,): Coriolis, centrifugal and gravity generalized forces."""
+        return self._call("C_func", self._x(x))
+
+    def forward_dynamics(self, x: Any, tau: Any, forces: Any = None) -> Any:
+        """``vdot = M^-1 (tau + J^T f - C)`` (nv,) by the articulated-body algorithm.
+
+        ``tau`` is the generalized force (nv,) or the actuator torques (nu,),
+        mapped through :meth:`B_func`; ``forces`` (3 nc,) are optional WORLD-frame
+        forces at the kinematics bodies.
+        """
+        x = self._x(x)
+        return self._call("forward_dynamics", x, self._generalized_force(_as_array(tau)), self._forces(forces, x))
+
+    def forward_dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
+        """``(d vdot/dx, d vdot/dtau)`` ((nv x nx), (nv x nv)); raw in the quaternion."""
+        x = self._x(x)
+        return self._call("forward_dynamics_deriv", x, self._generalized_force(_as_array(tau)), self._forces(forces, x), matrix=True)
+
+    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None) -> Any:
+        """``xdot = [E(q) v; vdot]`` (nx,): a true time derivative of ``x``.
+
+        Unlike PinnZoo's ``[v; vdot]`` the first block is ``qdot``. The second
+        argument is ``tau`` (nv,) or ``u`` (nu,) (told apart by size; the same
+        when ``B = I``). ``t`` is unused (time-invariant), kept for the
+        :class:`models.Model` interface.
+        """
+        x = self._x(x)
+        return self._call("dynamics", x, self._generalized_force(_as_array(tau)), self._forces(forces, x))
+
+    def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
+        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv))."""
+        x = self._x(x)
+        return self._call("dynamics_deriv", x, self._generalized_force(_as_array(tau)), self._forces(forces, x), matrix=True)
+
+    def continuous_dynamics(self, x: Any, u: Any, t: Any) -> Any:
+        return self.casadi_function("dynamics")(x, self._B @ u, B.zeros((3 * self.nc, 1), like=x))
+
+    def dynamics_jacobian(self, x: Any, u: Any, t: Any = 0.0) -> Tuple[Any, Any]:
+        A, Btau = self.dynamics_deriv(x, self._generalized_force(_as_array(u)))
+        return A, Btau @ self._B
+
+    def inverse_dynamics(self, x: Any, vdot: Any, forces: Any = None) -> Any:
+        """``tau = M vdot + C - J^T f`` (nv,) by the recursive Newton-Euler algorithm."""
+        x = self._x(x)
+        return self._call("inverse_dynamics", x, B.vector(vdot, self.nv, "vdot"), self._forces(forces, x))
+
+    def inverse_dynamics_deriv(self, x: Any, vdot: Any, forces: Any = None) -> Tuple[Any, Any]:
+        """``(d tau/dx, d tau/dvdot)`` ((nv x nx), (nv x nv) = M)."""
+        x = self._x(x)
+        return self._call("inverse_dynamics_deriv", x, B.vector(vdot, self.nv, "vdot"), self._forces(forces, x), matrix=True)
+
+    def inverse_dynamics_hvp(self, x: Any, vdot: Any, lam: Any, forces: Any = None) -> Tuple[Any, Any]:
+        """Derivatives of ``(d tau/dx) lam`` (lam: nx) w.r.t. ``x`` (nv x nx) and ``vdot`` (nv x nv)."""
+        x = self._x(x)
+        return self._call("inverse_dynamics_hvp", x, B.vector(vdot, self.nv, "vdot"), B.vector(lam, self.nx, "lam"), self._forces(forces, x), matrix=True)
+
+    def inverse_dynamics_hTvp(self, x: Any, vdot: Any, lam: Any, forces: Any = None) -> Tuple[Any, Any]:
+        """Derivatives w.r.t. ``x`` of ``(d tau/dx)^T lam`` (nx x nx) and ``(d tau/dvdot)^T lam = M lam`` (nv x nx); lam: nv."""
+        x = self._x(x)
+        return self._call("inverse_dynamics_hTvp", x, B.vector(vdot, self.nv, "vdot"), B.vector(lam, self.nv, "lam"), self._forces(forces, x), matrix=True)
+
+    # ------------------------------------------------------ velocity kinematics
+    def velocity_kinematics(self, x: Any) -> Any:
+        """``E(q)`` (nq x nv) with ``qdot = E(q) v``."""
+        return self._call("velocity_kinematics", self._x(x), matrix=True)
+
+    def velocity_kinematics_T(self, x: Any) -> Any:
+        """``E_T(q)`` (nv x nq) with ``v = E_T(q) qdot`` and ``E_T E = I``."""
+        return self._call("velocity_kinematics_T", self._x(x), matrix=True)
+
+    def velocity_kinematics_jvp_deriv(self, x: Any, v: Any) -> Any:
+        """``d (E(q) v) / dx`` (nq x nx) for a fixed vector ``v`` (nv,)."""
+        return self._call("velocity_kinematics_jvp_deriv", self._x(x), B.vector(v, self.nv, "v"), matrix=True)
+
+    def velocity_kinematics_T_jvp_deriv(self, x: Any, qdot: Any) -> Any:
+        """``d (E_T(q) qdot) / dx`` (nv x nx) for a fixed vector ``qdot`` (nq,)."""
+        return self._call("velocity_kinematics_T_jvp_deriv", self._x(x), B.vector(qdot, self.nq, "qdot"), matrix=True)
+
+    # ------------------------------------------------------------ error state
+    def state_error(self, x: Any, x0: Any) -> Any:
+        """``dx`` (2 nv,): body-frame position error, axis-angle attitude error, differences."""
+        x, x0 = B.vector(x, self.nx, "x"), B.vector(x0, self.nx, "x0")
+        if not self.is_floating:
+            return x - x0
+        q0 = x0[BASE_QUAT]
+        dp = quat_to_rot(q0).T @ (x[BASE_POS] - x0[BASE_POS])
+        dphi = quat_to_axis_angle(quat_mult(quat_conj(q0), x[BASE_QUAT]))
+        return B.vcat([dp, dphi, x[7:] - x0[7:]])
+
+    def apply_dx(self, x0: Any, dx: Any) -> Any:
+        """``x0 (+) dx`` (nx,): ``p = p0 + Rot(q0) dp``, ``q = q0 * exp(dphi)``, rest added."""
+        x0, dx = B.vector(x0, self.nx, "x0"), B.vector(dx, 2 * self.nv, "dx")
+        if not self.is_floating:
+            return x0 + dx
+        q0 = x0[BASE_QUAT]
+        p = x0[BASE_POS] + quat_to_rot(q0) @ dx[0:3]
+        q = quat_mult(q0, axis_angle_to_quat(dx[3:6]))
+        return B.vcat([p, q, x0[7:] + dx[6:]])
+
+    apply_Δx = apply_dx
+
+    def error_jacobian(self, x: Any) -> Any:
+        """``d apply_dx(x, dx)/d dx`` at 0 = ``blkdiag(E(q), I)`` (nx x 2 nv)."""
+        x = self._x(x)
+        E = self.velocity_kinematics(x)
+        return B.blkdiag([E, B.eye(self.nv, like=x)])
+
+    def error_jacobian_T(self, x: Any) -> Any:
+        """``d state_error(y, x)/dy`` at ``y = x`` = ``blkdiag(E_T(q), I)`` (2 nv x nx)."""
+        x = self._x(x)
+        E_T = self.velocity_kinematics_T(x)
+        return B.blkdiag([E_T, B.eye(self.nv, like=x)])
+
+    # ------------------------------------------------------------- kinematics
+    def kinematics(self, x: Any) -> Any:
+        """World positions of the kinematics bodies, stacked (3 nc,)."""
+        return self._call("kinematics", self._x(x))
+
+    def kinematics_rotation(self, x: Any) -> Any:
+        """World rotations (body to world) of the kinematics bodies, stacked (3 nc x 3)."""
+        return self._call("kinematics_rotation", self._x(x), matrix=True)
+
+    def kinematics_jacobian(self, x: Any) -> Any:
+        """``d kinematics / dq`` (3 nc x nq), raw in the quaternion (tangent: ``@ E(q)``)."""
+        return self._call("kinematics_jacobian", self._x(x), matrix=True)
+
+    def kinematics_hvp(self, x: Any, dq: Any) -> Any:
+        """``d (kinematics_jacobian(x) @ dq) / dq`` (3 nc x nq) for a fixed ``dq`` (nq,)."""
+        return self._call("kinematics_hvp", self._x(x), B.vector(dq, self.nq, "dq"), matrix=True)
+
+    def kinematics_velocity(self, x: Any) -> Any:
+        """World linear velocities of the kinematics bodies ``J(q) v`` (3 nc,)."""
+        return self._call("kinematics_velocity", self._x(x))
+
+    def kinematics_velocity_jacobian(self, x: Any) -> Any:
+        """``d kinematics_velocity / dx`` (3 nc x nx) = ``[d(J v)/dq, J]``."""
+        return self._call("kinematics_velocity_jacobian", self._x(x), matrix=True)
+
+    def kinematics_velocity_matrix(self, x: Any) -> Any:
+        """``J(q)`` (3 nc x nv): world-aligned linear Jacobians mapping ``v`` to body velocities."""
+        return self._call("kinematics_velocity_matrix", self._x(x), matrix=True)
+
+    def kinematics_jacobianTvp(self, x: Any, forces: Any) -> Any:
+        """``J(q)^T f`` (nv,): generalized force of WORLD-frame forces at the bodies."""
+        return self._call("kinematics_jacobianTvp", self._x(x), B.vector(forces, 3 * self.nc, "forces"))
+
+    def kinematics_force_jacobian(self, x: Any, forces: Any) -> Any:
+        """``d (J(q)^T f) / dx`` (nv x nx)."""
+        return self._call("kinematics_force_jacobian", self._x(x), B.vector(forces, 3 * self.nc, "forces"), matrix=True)
+
+    def kinematics_force_hvp(self, x: Any, forces: Any, mult: Any) -> Tuple[Any, Any]:
+        """Jacobians of ``kinematics_force_jacobian(x, f) @ mult`` (mult: nx) w.r.t. ``x`` and ``f``."""
+        return self._call("kinematics_force_hvp", self._x(x), B.vector(forces, 3 * self.nc, "forces"), B.vector(mult, self.nx, "mult"), matrix=True)
+
+    def kinematics_force_hTvp(self, x: Any, forces: Any, mult: Any) -> Tuple[Any, Any]:
+        """Jacobians of ``kinematics_force_jacobian(x, f)^T @ mult`` (mult: nv) w.r.t. ``x`` and ``f``."""
+        return self._call("kinematics_force_hTvp", self._x(x), B.vector(forces, 3 * self.nc, "forces"), B.vector(mult, self.nv, "mult"), matrix=True)
+
+    # ---------------------------------------------------------------- states
+    def randn_state(self, rng: Optional[np.random.Generator] = None) -> np.ndarray:
+        """State with standard-normal coordinates; the base quaternion normalized."""
+        rng = rng if rng is not None else np.random.default_rng()
+        x = rng.standard_normal(self.nx)
+        if self.is_floating:
+            x[BASE_QUAT] /= np.linalg.norm(x[BASE_QUAT])
+        return x
+
+    def init_state(self) -> np.ndarray:
+        """A valid initial state: zeros (identity base attitude for floating models)."""
+        x = np.zeros(self.nx)
+        if self.is_floating:
+            x[3] = 1.0
+        return x
+
+
+def _jac(expr: ca.SX, *wrt: ca.SX) -> List[ca.SX]:
+    return [ca.jacobian(expr, w) for w in wrt]
+
+
+def _as_array(value: Any) -> Any:
+    return value if B.is_symbolic(value) else np.atleast_1d(np.asarray(value.full() if isinstance(value, ca.DM) else value, dtype=float)).reshape(-1)

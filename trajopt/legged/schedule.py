@@ -1,0 +1,165 @@
+"""Contact schedules: which feet are in stance at each knot, and gait templates.
+
+A :class:`ContactSchedule` is an explicit boolean table ``stance[k, i]`` (knot
+``k = 0..N-1``, foot ``i``) with the knot spacing ``dt``. Knot ``k`` is at time
+``k dt``; a foot in stance at knot ``k`` is on the ground there (zero velocity,
+force allowed), a swing knot has zero contact force.
+
+Periodic gaits are described by a period ``T``, a duty factor ``beta`` (the
+fraction of the period each foot is in stance) and a phase offset ``o_i`` per
+foot: foot ``i`` is in stance at time ``t`` iff ``frac(t / T - o_i) < beta``.
+With ``T = 0.6`` s, ``dt = 0.02`` s and ``beta = 17/30`` the trot has 2 support
+knots, 13 knots with one diagonal pair swinging, 2 support knots, 13 knots with
+the other pair swinging (crocoddyl's Go1 trot), plus the closing knot.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+#: Feet of a quadruped in the nominal (pinocchio) leg order.
+QUADRUPED_FEET = ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
+
+
+@dataclass(frozen=True)
+class ContactSchedule:
+    """Stance table ``stance`` (N, n_feet) of booleans, ``dt`` (s) between knots."""
+
+    foot_names: Tuple[str, ...]
+    stance: np.ndarray
+    dt: float
+    name: str = "custom"
+
+    def __post_init__(self) -> None:
+        stance = np.asarray(self.stance, dtype=bool)
+        if stance.ndim != 2 or stance.shape[1] != len(self.foot_names):
+            raise ValueError(f"stance: expected shape (N, {len(self.foot_names)}), got {stance.shape}")
+        if stance.shape[0] < 2:
+            raise ValueError(f"stance: expected at least 2 knots, got {stance.shape[0]}")
+        if not self.dt > 0:
+            raise ValueError(f"dt: expected a positive time step, got {self.dt}")
+        object.__setattr__(self, "foot_names", tuple(self.foot_names))
+        object.__setattr__(self, "stance", stance)
+
+    @property
+    def N(self) -> int:
+        """Number of knots."""
+        return self.stance.shape[0]
+
+    @property
+    def duration(self) -> float:
+        """Time from the first to the last knot, ``(N - 1) dt``."""
+        return (self.N - 1) * self.dt
+
+    @property
+    def times(self) -> np.ndarray:
+        """Knot times ``k dt`` (N,)."""
+        return np.arange(self.N) * self.dt
+
+    def check_length(self, N: int) -> None:
+        """Raise ``ValueError`` unless the schedule has ``N`` knots."""
+        if self.N != N:
+            raise ValueError(f"schedule: has {self.N} knots but the problem has N = {N}")
+
+    def swings(self, foot: int) -> List[Tuple[int, int]]:
+        """Swing phases of foot ``foot`` as ``(first, last)`` swing knot pairs (inclusive)."""
+        col = self.stance[:, foot]
+        phases, k = [], 0
+        while k < self.N:
+            if not col[k]:
+                start = k
+                while k < self.N and not col[k]:
+                    k += 1
+                phases.append((start, k - 1))
+            else:
+                k += 1
+        return phases
+
+    def touchdown_knot(self, foot: int, k: int) -> int:
+        """First knot of the stance phase containing knot ``k`` (which must be a stance knot)."""
+        if not self.stance[k, foot]:
+            raise ValueError(f"k: knot {k} is a swing knot of {self.foot_names[foot]}")
+        while k > 0 and self.stance[k - 1, foot]:
+            k -= 1
+        return k
+
+    def diagram(self) -> str:
+        """A text gait diagram: one row per foot, ``#`` stance, ``.`` swing."""
+        width = max(len(n) for n in self.foot_names)
+        rows = [f"{self.name}: {self.N} knots, dt = {self.dt:g} s, duration {self.duration:g} s"]
+        rows += [f"{n:>{width}} |{''.join('#' if s else '.' for s in self.stance[:, i])}|" for i, n in enumerate(self.foot_names)]
+        return "\n".join(rows)
+
+    def __str__(self) -> str:
+        return self.diagram()
+
+
+def periodic_schedule(
+    foot_names: Sequence[str],
+    offsets: Sequence[float],
+    duty_factor: float,
+    period: float,
+    dt: float,
+    cycles: int = 1,
+    name: str = "periodic",
+) -> ContactSchedule:
+    """Periodic gait: foot ``i`` in stance at ``t = k dt`` iff ``frac(t/period - offsets[i]) < duty_factor``.
+
+    ``N = cycles * round(period / dt) + 1`` knots. A duty factor of 1 is standing;
+    below 0.5 with equal offsets there are flight phases (pronking).
+    """
+    if len(offsets) != len(foot_names):
+        raise ValueError(f"offsets: expected {len(foot_names)} values (one per foot), got {len(offsets)}")
+    if not 0 < duty_factor <= 1:
+        raise ValueError(f"duty_factor: expected a value in (0, 1], got {duty_factor}")
+    if cycles < 1:
+        raise ValueError(f"cycles: expected at least 1, got {cycles}")
+    knots_per_period = int(round(period / dt))
+    if knots_per_period < 2 or abs(knots_per_period * dt - period) > 1e-9 * period:
+        raise ValueError(f"period: {period} s is not a multiple (>= 2) of dt = {dt} s")
+    k = np.arange(cycles * knots_per_period + 1)
+    phase = np.mod(k[:, None] / knots_per_period - np.asarray(offsets, dtype=float)[None, :], 1.0)
+    stance = phase < duty_factor - 1e-12
+    return ContactSchedule(tuple(foot_names), stance, dt, name)
+
+
+#: Phase offsets of the quadruped gaits, feet in QUADRUPED_FEET order (FL, FR, RL, RR).
+GAIT_OFFSETS = {
+    "trot": (0.0, 0.5, 0.5, 0.0),  # diagonal pairs FL+RR and FR+RL alternate
+    "pace": (0.0, 0.5, 0.0, 0.5),  # lateral pairs FL+RL and FR+RR alternate
+    "bound": (0.0, 0.0, 0.5, 0.5),  # front pair, then hind pair
+    "pronk": (0.0, 0.0, 0.0, 0.0),  # all four together, flight between
+}
+
+
+def gait(
+    name: str,
+    dt: float = 0.02,
+    period: float = 0.6,
+    duty_factor: float | None = None,
+    cycles: int = 1,
+    foot_names: Sequence[str] = QUADRUPED_FEET,
+) -> ContactSchedule:
+    """A quadruped gait template: ``trot``, ``pace``, ``bound``, ``pronk`` or ``stand``.
+
+    Default duty factors: 17/30 for trot/pace/bound (two support knots between
+    the swings of the default 30-interval period), 0.5 for pronk (half the
+    period in flight), 1 for stand. See :func:`jump` for the jump.
+    """
+    defaults = {"trot": 17 / 30, "pace": 17 / 30, "bound": 17 / 30, "pronk": 0.5, "stand": 1.0}
+    if name not in defaults:
+        raise ValueError(f"name: unknown gait {name!r}; known gaits: {sorted(defaults) + ['jump']}")
+    beta = defaults[name] if duty_factor is None else duty_factor
+    offsets = GAIT_OFFSETS.get(name, (0.0,) * len(foot_names))
+    return periodic_schedule(foot_names, offsets, beta, period, dt, cycles, name)
+
+
+def jump(dt: float = 0.02, crouch_knots: int = 15, flight_knots: int = 10, landing_knots: int = 15, foot_names: Sequence[str] = QUADRUPED_FEET) -> ContactSchedule:
+    """Jump: all feet in stance while crouching and pushing off, all in the air, all landing."""
+    for arg, n in (("crouch_knots", crouch_knots), ("flight_knots", flight_knots), ("landing_knots", landing_knots)):
+        if n < 1:
+            raise ValueError(f"{arg}: expected at least 1, got {n}")
+    col = np.r_[np.ones(crouch_knots, bool), np.zeros(flight_knots, bool), np.ones(landing_knots, bool)]
+    return ContactSchedule(tuple(foot_names), np.repeat(col[:, None], len(foot_names), axis=1), dt, "jump")
