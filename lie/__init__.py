@@ -1,4 +1,12 @@
-"""Rotations and Lie-group math, written once for numpy and CasADi SX/MX."""
+"""Rotations and Lie-group math, written once for numpy and CasADi SX/MX.
+
+Modules: ``quaternion`` (products, attitude Jacobian, matrices, axis-angle),
+``so3`` (exp/log/Jacobians, exported as ``so3_*``), ``se3`` (exp6/log6/Jexp6/Jlog6,
+pinocchio's conventions), ``mrp``, ``rodrigues``, ``cayley``, ``euler`` (ZYX,
+OCS2 order), ``rotations`` (parameterization classes), ``lie_state``
+(``LieState``/``QuatState`` error-state maps), ``rbstate`` (``RBState``).
+Conventions: /work/shared/DESIGN.md.
+"""
 from .cayley import cayley_to_quat, quat_to_cayley
 from .euler import (
     euler_zyx_rate_matrix,

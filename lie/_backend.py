@@ -7,7 +7,7 @@ vectors. A ``casadi.DM`` argument is treated as numeric and converted to numpy.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 import casadi as ca
 import numpy as np
@@ -206,7 +206,7 @@ def outer(a: Any, b: Any) -> Any:
     return np.outer(a, b)
 
 
-def even_series(th2: Any, series: Sequence[float], exact: Any, tol: float) -> Any:
+def even_series(th2: Any, series: Sequence[float], exact: Callable[[Any], Any], tol: float) -> Any:
     """Evaluate a smooth even function ``f(th)`` from ``th2 = th^2``, safely near 0.
 
     Below ``th < tol`` the Taylor polynomial ``sum_k series[k] th^(2k)`` is

@@ -53,7 +53,8 @@ class LieState:
         self.rotation = rotation
         self.partition: tuple[int, ...] = sizes
         # offsets of each vector part in x and in dx
-        self._x_vec, self._dx_vec = [], []
+        self._x_vec: list[int] = []
+        self._dx_vec: list[int] = []
         ix = idx = 0
         for k, n in enumerate(self.partition):
             self._x_vec.append(ix)

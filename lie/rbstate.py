@@ -25,7 +25,7 @@ ORTHONORMAL_TOL = 1e-6
 
 def _attitude_to_quat(q: Any, renormalize: bool) -> Any:
     """Quaternion (4,) from a quaternion (4,) or a rotation matrix (3x3), normalized or checked."""
-    if tuple(np.shape(q)) == (3, 3):
+    if tuple(q.shape if hasattr(q, "shape") else np.shape(q)) == (3, 3):
         R = B.matrix(q, (3, 3), "q")
         if not B.is_symbolic(R):
             err = np.abs(R.T @ R - np.eye(3)).max()

@@ -6,7 +6,7 @@ the kinematics ``pdot = K(p) w`` for the BODY angular velocity ``w``, and the
 error-state maps used by :class:`lie.LieState`::
 
     error(p, p0)        = quat_to_axis_angle(conj(q0) * q)        (3,)
-    compose(p0, dphi)   = from_quat(q0 * axis_angle_to_quat(dphi))  (size,)
+    compose(p0, dphi)   = from_quat(q0 * axis_angle_to_quat(dphi))  (size,; MRP: see MRP)
     error_jacobian(p)   = d compose(p, dphi)/d dphi at dphi = 0     (size x 3)
     error_jacobian_T(p) = d error(y, p)/d y at y = p                (3 x size)
 
@@ -22,7 +22,7 @@ All methods accept numpy (return numpy) or CasADi SX/MX (return the same type).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -38,12 +38,24 @@ from .rodrigues import (
 
 
 class RotationParam:
-    """Base of the parameterizations: the maps shared by all of them (see module docstring)."""
+    """Base of the parameterizations: the public maps, written once (see module docstring).
+
+    A subclass sets ``size``, ``name`` and four plain functions: ``_to_quat``,
+    ``_from_quat``, ``_kinematics`` (``K(p)``) and ``_kinematics_inv`` (``K(p)^-1``).
+    """
 
     #: number of parameters
     size: int
     #: display name (the class name)
     name: str
+    _to_quat: Callable[[Any], Any]
+    _from_quat: Callable[[Any], Any]
+    _kinematics: Callable[[Any], Any]
+    _kinematics_inv: Callable[[Any], Any]
+
+    @classmethod
+    def _param(cls, p: Any, name: str = "p") -> Any:
+        return B.vector(p, cls.size, name)
 
     @classmethod
     def identity(cls) -> np.ndarray:
@@ -53,12 +65,12 @@ class RotationParam:
     @classmethod
     def to_quat(cls, p: Any) -> Any:
         """Unit quaternion ``[qw, qx, qy, qz]`` (4,) of the parameters ``p``."""
-        raise NotImplementedError
+        return cls._to_quat(cls._param(p))
 
     @classmethod
     def from_quat(cls, q: Any) -> Any:
-        """Parameters (``size``,) of the unit quaternion ``q``."""
-        raise NotImplementedError
+        """Parameters (``size``,) of the unit quaternion ``q`` (4,)."""
+        return cls._from_quat(B.vector(q, 4, "q"))
 
     @classmethod
     def to_rot(cls, p: Any) -> Any:
@@ -68,22 +80,13 @@ class RotationParam:
     @classmethod
     def kinematics_matrix(cls, p: Any) -> Any:
         """``K(p)`` (``size`` x 3): ``pdot = K(p) w`` for the body angular velocity ``w``."""
-        raise NotImplementedError
-
-    @classmethod
-    def error_jacobian_T(cls, p: Any) -> Any:
-        """``d error(y, p)/dy`` at ``y = p`` (3 x ``size``), the left inverse of :meth:`error_jacobian`."""
-        raise NotImplementedError
-
-    @classmethod
-    def _param(cls, p: Any, name: str) -> Any:
-        return B.vector(p, cls.size, name)
+        return cls._kinematics(cls._param(p))
 
     @classmethod
     def error(cls, p: Any, p0: Any) -> Any:
         """Rotation vector (3,) from ``p0`` to ``p`` in the body frame of ``p0``, ``|.| <= pi``."""
         q0 = cls.to_quat(cls._param(p0, "p0"))
-        return quat_to_axis_angle(quat_mult(quat_conj(q0), cls.to_quat(cls._param(p, "p"))))
+        return quat_to_axis_angle(quat_mult(quat_conj(q0), cls.to_quat(p)))
 
     @classmethod
     def compose(cls, p0: Any, dphi: Any) -> Any:
@@ -96,33 +99,26 @@ class RotationParam:
         """``d compose(p, dphi)/d dphi`` at ``dphi = 0`` (``size`` x 3); equals ``K(p)``."""
         return cls.kinematics_matrix(p)
 
+    @classmethod
+    def error_jacobian_T(cls, p: Any) -> Any:
+        """``d error(y, p)/dy`` at ``y = p`` (3 x ``size``); equals ``K(p)^-1``, the left inverse of :meth:`error_jacobian`."""
+        return cls._kinematics_inv(cls._param(p))
+
 
 class UnitQuaternion(RotationParam):
     """Unit quaternion ``q = [qw, qx, qy, qz]`` (4 parameters), Hamilton product.
 
     ``kinematics_matrix = error_jacobian = 0.5 G(q)`` and ``error_jacobian_T =
-    2 G(q)^T`` (exact for unit ``q``). ``from_quat`` returns ``q`` unchanged
-    (no sign or norm normalization).
+    2 G(q)^T`` (exact for unit ``q``). ``to_quat`` and ``from_quat`` return the
+    quaternion unchanged (no sign or norm normalization).
     """
 
     size = 4
     name = "UnitQuaternion"
-
-    @classmethod
-    def to_quat(cls, p: Any) -> Any:
-        return B.vector(p, 4, "q")
-
-    @classmethod
-    def from_quat(cls, q: Any) -> Any:
-        return B.vector(q, 4, "q")
-
-    @classmethod
-    def kinematics_matrix(cls, p: Any) -> Any:
-        return 0.5 * attitude_jacobian(p)
-
-    @classmethod
-    def error_jacobian_T(cls, p: Any) -> Any:
-        return 2 * attitude_jacobian(p).T
+    _to_quat = staticmethod(lambda q: q)
+    _from_quat = staticmethod(lambda q: q)
+    _kinematics = staticmethod(lambda q: 0.5 * attitude_jacobian(q))
+    _kinematics_inv = staticmethod(lambda q: 2 * attitude_jacobian(q).T)
 
 
 class MRP(RotationParam):
@@ -138,26 +134,14 @@ class MRP(RotationParam):
 
     size = 3
     name = "MRP"
-
-    @classmethod
-    def to_quat(cls, p: Any) -> Any:
-        return mrp_to_quat(p)
-
-    @classmethod
-    def from_quat(cls, q: Any) -> Any:
-        return quat_to_mrp(q)
-
-    @classmethod
-    def kinematics_matrix(cls, p: Any) -> Any:
-        return mrp_kinematics_matrix(p)
-
-    @classmethod
-    def error_jacobian_T(cls, p: Any) -> Any:
-        return mrp_kinematics_matrix_inv(p)
+    _to_quat = staticmethod(mrp_to_quat)
+    _from_quat = staticmethod(quat_to_mrp)
+    _kinematics = staticmethod(mrp_kinematics_matrix)
+    _kinematics_inv = staticmethod(mrp_kinematics_matrix_inv)
 
     @classmethod
     def compose(cls, p0: Any, dphi: Any) -> Any:
-        q0 = mrp_to_quat(cls._param(p0, "p0"))
+        q0 = cls.to_quat(cls._param(p0, "p0"))
         return quat_to_mrp(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi"))), canonical=False)
 
 
@@ -169,22 +153,10 @@ class RodriguesParam(RotationParam):
 
     size = 3
     name = "RodriguesParam"
-
-    @classmethod
-    def to_quat(cls, p: Any) -> Any:
-        return rodrigues_to_quat(p)
-
-    @classmethod
-    def from_quat(cls, q: Any) -> Any:
-        return quat_to_rodrigues(q)
-
-    @classmethod
-    def kinematics_matrix(cls, p: Any) -> Any:
-        return rodrigues_kinematics_matrix(p)
-
-    @classmethod
-    def error_jacobian_T(cls, p: Any) -> Any:
-        return rodrigues_kinematics_matrix_inv(p)
+    _to_quat = staticmethod(rodrigues_to_quat)
+    _from_quat = staticmethod(quat_to_rodrigues)
+    _kinematics = staticmethod(rodrigues_kinematics_matrix)
+    _kinematics_inv = staticmethod(rodrigues_kinematics_matrix_inv)
 
 
 #: The parameterizations :class:`lie.LieState` and :class:`lie.RBState` accept.

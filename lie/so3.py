@@ -26,15 +26,11 @@ from typing import Any
 from . import _backend as B
 from .quaternion import axis_angle_to_quat, quat_to_axis_angle, quat_to_rot, rot_to_quat, skew
 
-#: Angle (rad) below which the Jacobian coefficients use Taylor series. Series
-#: through th^8 are exact to round-off below it, and the closed forms have
-#: lost at most ~1e-10 relative digits to cancellation above it.
+#: Angle (rad) below which the Jacobian coefficients use Taylor series. Below
+#: it, series through th^8 are exact to round-off; above it, cancellation in
+#: the closed forms costs a few digits at most, on terms that the Jacobians
+#: multiply by matching powers of th.
 SERIES_ANGLE = 0.1
-
-
-def sinc(th2: Any) -> Any:
-    """``sin(th)/th`` as a function of ``th2 = th^2``."""
-    return B.even_series(th2, [1, -1 / 6, 1 / 120, -1 / 5040, 1 / 362880], lambda t: B.sin(t) / t, SERIES_ANGLE)
 
 
 def cosc(th2: Any) -> Any:

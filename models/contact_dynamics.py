@@ -1,0 +1,105 @@
+"""Floating-base dynamics with point-contact forces as inputs.
+
+For trajectory optimization of legged robots the contact forces are decision
+variables, so they join the control. :class:`ContactDynamics` wraps a
+:class:`MultibodyModel` ``robot`` with ``nc`` point contacts (its kinematics
+bodies) in one of two formulations of
+
+    M(q) vdot + C(q, v) = B u + sum_i J_i(q)^T f_i        (f_i in the WORLD frame)
+
+- ``"forward"``: control ``w = [u (nu); f (3 nc)]``; the state derivative is
+  ``[E(q) v; ABA(q, v, B u, f)]``.
+- ``"inverse"``: control ``w = [u; f; a (nv)]`` with the acceleration ``a`` a
+  decision variable; the state derivative is ``[E(q) v; a]`` and the
+  manipulator equation becomes the path equality
+  :meth:`dynamics_residual` ``= RNEA(q, v, a, f) - B u = 0`` that the OCP
+  imposes at every knot. RNEA and its derivatives are much cheaper than ABA's.
+
+The state, its error maps and the robot's limits are the robot's.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Callable, Tuple
+
+import casadi as ca
+import numpy as np
+
+from lie import LieState
+from lie import _backend as B
+
+from .lie_group_model import LieGroupModel
+from .multibody_model import MultibodyModel
+
+FORMULATIONS = ("forward", "inverse")
+
+
+class ContactDynamics(LieGroupModel):
+    """``robot`` with contact forces (and, for ``"inverse"``, accelerations) in the control."""
+
+    def __init__(self, robot: MultibodyModel, formulation: str = "forward") -> None:
+        super().__init__()
+        if formulation not in FORMULATIONS:
+            raise ValueError(f"formulation: expected one of {FORMULATIONS}, got {formulation!r}")
+        if robot.nc == 0:
+            raise ValueError("robot: has no kinematics bodies to carry contact forces")
+        self.robot, self.formulation = robot, formulation
+        self.name = f"{robot.name}_{formulation}_contact"
+        self.nu, self.nf, self.nv = robot.nu, 3 * robot.nc, robot.nv
+        self.u_slice = slice(0, self.nu)
+        self.f_slice = slice(self.nu, self.nu + self.nf)
+        self.a_slice = slice(self.nu + self.nf, self.nu + self.nf + (self.nv if formulation == "inverse" else 0))
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def state_dim(self) -> int:
+        return self.robot.nx
+
+    @property
+    def control_dim(self) -> int:
+        return self.a_slice.stop
+
+    @property
+    def error_dim(self) -> int:
+        return self.robot.error_dim
+
+    def lie_state(self) -> LieState:
+        return self.robot.lie_state()
+
+    def control_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Torque limits on ``u``; forces and accelerations unbounded."""
+        lo, hi = np.full(self.control_dim, -np.inf), np.full(self.control_dim, np.inf)
+        lo[self.u_slice], hi[self.u_slice] = self.robot.control_bounds()
+        return lo, hi
+
+    def split_control(self, w: Any) -> Tuple[Any, Any, Any]:
+        """``(u, f, a)`` parts of a control (``a`` is empty for ``"forward"``)."""
+        return w[self.u_slice], w[self.f_slice], w[self.a_slice]
+
+    # --------------------------------------------------------------- dynamics
+    def continuous_dynamics(self, x: Any, w: Any, t: Any) -> Any:
+        u, f, a = self.split_control(w)
+        if self.formulation == "forward":
+            return self.robot.dynamics(x, self.robot.B_func() @ u, forces=f)
+        v = x[self.robot.nq :]
+        return ca.vertcat(self.robot.velocity_kinematics(x) @ v, a)
+
+    def dynamics_residual(self, x: Any, w: Any) -> Any:
+        """``RNEA(q, v, a, f) - B u`` (nv,) for the ``"inverse"`` formulation."""
+        if self.formulation != "inverse":
+            raise ValueError("dynamics_residual: only the 'inverse' formulation has an acceleration in the control")
+        x, w = B.vector(x, self.state_dim, "x"), B.vector(w, self.control_dim, "w")
+        u, f, a = self.split_control(w)
+        return self.robot.inverse_dynamics(x, a, forces=f) - self.robot.B_func() @ u
+
+    # ------------------------------------------------------------- error maps
+    def state_error(self, x: Any, x0: Any) -> Any:
+        return self.robot.state_error(x, x0)
+
+    def apply_dx(self, x0: Any, dx: Any) -> Any:
+        return self.robot.apply_dx(x0, dx)
+
+    def error_jacobian(self, x: Any) -> Any:
+        return self.robot.error_jacobian(x)
+
+    def error_jacobian_T(self, x: Any) -> Any:
+        return self.robot.error_jacobian_T(x)
