@@ -1,0 +1,60 @@
+"""Legged gait problems: Go1/Go2 trot, pace, bound, jump (full rigid-body dynamics, point feet).
+
+Each factory returns a :class:`trajopt.legged.LeggedProblem` (see its docstring
+for the constraints and cost) solved with trapezoidal collocation by default.
+Defaults:
+
+- ``go1-trot``: the gait crocoddyl is compared on: one cycle of 30 intervals of
+  0.02 s (2 support knots, 13 knots with the FR+RL pair swinging, 2 support
+  knots, 13 knots with FL+RR swinging), step 0.15 m, swing apex 0.08 m, mu 0.7.
+- ``go1-pace``: the same timing with the lateral pairs, step 0.1 m, apex 0.06 m.
+- ``go1-bound``: the same timing, front pair then hind pair, step 0.1 m, apex 0.06 m.
+- ``go1-jump``: 0.3 s crouch and push-off, 0.2 s flight, 0.3 s landing
+  (dt 0.02 s, 40 knots), 0.2 m forward, feet 0.05 m high at mid-flight.
+- ``go2-trot``: ``go1-trot``'s gait on the Go2.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from models import Go1, Go2
+from trajopt.legged import LeggedProblem, gait, jump
+
+from .registry import register
+
+
+def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: float, period: float, formulation: str, friction: str, problem_name: str) -> LeggedProblem:
+    schedule = gait(name, dt=dt, period=period, cycles=cycles)
+    return LeggedProblem(robot, schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name=problem_name)
+
+
+@register("go1-trot")
+def go1_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m)."""
+    return _periodic_gait(Go1(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot")
+
+
+@register("go1-pace")
+def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go1 pace: lateral leg pairs alternate."""
+    return _periodic_gait(Go1(mu=mu), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace")
+
+
+@register("go1-bound")
+def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go1 bound: the front pair, then the hind pair."""
+    return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound")
+
+
+@register("go1-jump")
+def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m)."""
+    crouch, flight, landing = knots
+    schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
+    return LeggedProblem(Go1(mu=mu), schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name="go1-jump")
+
+
+@register("go2-trot")
+def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go2 trot with go1-trot's gait."""
+    return _periodic_gait(Go2(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot")

@@ -1,0 +1,17 @@
+"""Legged locomotion on top of the core: contact schedules, footholds, the legged OCP."""
+from .footholds import foothold_table, nominal_foot_paths, swing_apex_knots
+from .ocp import LeggedProblem, LeggedWeights
+from .schedule import QUADRUPED_FEET, ContactSchedule, gait, jump, periodic_schedule
+
+__all__ = [
+    "ContactSchedule",
+    "LeggedProblem",
+    "LeggedWeights",
+    "QUADRUPED_FEET",
+    "foothold_table",
+    "gait",
+    "jump",
+    "nominal_foot_paths",
+    "periodic_schedule",
+    "swing_apex_knots",
+]

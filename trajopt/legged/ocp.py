@@ -1,0 +1,261 @@
+"""The legged-robot optimal-control problem (any floating-base model with point feet).
+
+:class:`LeggedProblem` is a :class:`trajopt.Problem` on a
+:class:`models.ContactDynamics` model: decision variables per knot are the
+state ``x = [q; v]``, the joint torques ``u``, the WORLD-frame contact forces
+``f`` of the feet, and (``formulation="inverse"``, the default) the
+accelerations ``a``. Given a :class:`ContactSchedule` it imposes
+
+- dynamics ``M a + C = B u + sum_i J_i^T f_i``: with ``"inverse"`` as the RNEA
+  residual at every knot and ``qdot = E(q) v``, ``vdot = a`` collocated by the
+  transcription; with ``"forward"`` through ABA inside the collocated ODE;
+- stance feet on their footholds (``p_i(q_k) = foothold``) with zero velocity
+  (``J_i v_k = 0``); footholds follow the schedule (:mod:`.footholds`): each
+  swing moves a foot by ``displacement / (number of its swings)``;
+- swing feet above the ground (``z >= 0``) and at least ``swing_apex`` high at
+  the middle knot of each swing; zero force in swing;
+- unilateral normal force ``f_z >= 0`` and friction: the linearized pyramid
+  ``|f_x|, |f_y| <= mu f_z`` (default) or the exact cone
+  ``mu^2 f_z^2 >= f_x^2 + f_y^2`` (``friction="cone"``), with the robot's ``mu``;
+- joint position and velocity limits and torque limits from the URDF;
+- the final base position ``p_0 + displacement`` (an equality), and with
+  ``periodic=True`` final joint angles and velocities equal to the initial ones.
+
+The cost regularizes the motion around a reference that moves the base
+uniformly by ``displacement`` (error-state weights :class:`LeggedWeights`),
+the torques, the contact forces (around an equal share of the weight), and
+the accelerations.
+
+Transcriptions: trapezoidal collocation (default) and RK4 multiple shooting
+(piecewise-constant controls). Hermite-Simpson needs midpoint controls that
+the ``"inverse"`` residual does not constrain, so use it only with ``"forward"``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from models.contact_dynamics import ContactDynamics
+
+from ..constraints import Constraint, GoalConstraint
+from ..costs import QuadraticCost
+from ..problem import Problem
+from .footholds import nominal_foot_paths, swing_apex_knots
+from .schedule import ContactSchedule
+
+FRICTION_MODELS = ("pyramid", "cone")
+GRAVITY = 9.81
+
+
+@dataclass(frozen=True)
+class LeggedWeights:
+    """Diagonal cost weights (error-state and control blocks)."""
+
+    base_position: Sequence[float] = (1.0, 1.0, 10.0)
+    base_orientation: float = 10.0
+    joint_position: float = 1.0
+    base_velocity: float = 1.0
+    joint_velocity: float = 0.1
+    torque: float = 1e-3
+    force: float = 1e-4
+    acceleration: float = 1e-4
+
+
+class LeggedProblem(Problem):
+    """A gait or jump of a legged robot (module docstring).
+
+    Parameters
+    ----------
+    robot:
+        A floating-base :class:`models.MultibodyModel` whose kinematics bodies
+        are the feet, with a friction coefficient ``mu`` (e.g. :class:`models.Go1`).
+    schedule:
+        Which feet are in stance at each knot (its ``dt`` and length set ``N`` and ``tf``).
+    x0:
+        Initial state (default ``robot.init_state()``), fixed.
+    displacement:
+        Commanded base displacement over the horizon (m, world frame).
+    swing_apex:
+        Minimum foot height (m) at the middle knot of every swing.
+    """
+
+    def __init__(
+        self,
+        robot: Any,
+        schedule: ContactSchedule,
+        x0: Any = None,
+        displacement: Sequence[float] = (0.15, 0.0, 0.0),
+        swing_apex: float = 0.08,
+        formulation: str = "inverse",
+        friction: str = "pyramid",
+        periodic: bool = False,
+        weights: Optional[LeggedWeights] = None,
+        name: str = "legged",
+    ) -> None:
+        if not getattr(robot, "is_floating", False):
+            raise ValueError("robot: expected a floating-base multibody model")
+        if len(schedule.foot_names) != robot.nc:
+            raise ValueError(f"schedule: has {len(schedule.foot_names)} feet but the robot has {robot.nc} kinematics bodies")
+        unknown = [f for f in schedule.foot_names if not robot.pin_model.existFrame(f)]
+        if unknown:
+            raise ValueError(f"schedule: feet {unknown} are not frames of the model {robot.pin_model.name!r}")
+        if list(schedule.foot_names) != list(robot.kinematics_bodies):
+            raise ValueError(f"schedule: feet {list(schedule.foot_names)} must match the robot's kinematics bodies {robot.kinematics_bodies} in order")
+        if friction not in FRICTION_MODELS:
+            raise ValueError(f"friction: expected one of {FRICTION_MODELS}, got {friction!r}")
+        if swing_apex < 0:
+            raise ValueError(f"swing_apex: expected a height >= 0, got {swing_apex}")
+        self.robot, self.schedule, self.formulation, self.friction, self.periodic = robot, schedule, formulation, friction, periodic
+        self.contact_model = ContactDynamics(robot, formulation)
+        x0 = robot.init_state() if x0 is None else np.asarray(x0, dtype=float)
+        super().__init__(self.contact_model, schedule.N, schedule.duration, x0, name=name)
+        self.displacement = np.asarray(displacement, dtype=float).reshape(3)
+        self.swing_apex = float(swing_apex)
+        self.weights = weights or LeggedWeights()
+        self.mass = float(pin.computeTotalMass(robot.pin_model))
+        self.nominal_feet, self.footholds = nominal_foot_paths(schedule, robot.kinematics(self.x0), self.displacement, self.swing_apex)
+        self.target_base_position = self.x0[:3] + self.displacement
+        self._add_bounds()
+        self._add_constraints()
+        self.reference_states = self._reference_states()
+        self._add_costs()
+        X, W = self.nominal_guess()
+        self.set_initial_guess(X, W)
+
+    # ------------------------------------------------------------ helpers
+    @property
+    def n_feet(self) -> int:
+        return self.robot.nc
+
+    def foot_force_slice(self, i: int) -> slice:
+        """Control entries of foot ``i``'s force ``[fx, fy, fz]``."""
+        start = self.contact_model.f_slice.start + 3 * i
+        return slice(start, start + 3)
+
+    def stance_force_share(self) -> np.ndarray:
+        """Reference forces (N, 3 nc): the weight ``m g`` shared equally by the stance feet."""
+        F = np.zeros((self.N, 3 * self.n_feet))
+        n_stance = self.schedule.stance.sum(axis=1)
+        for k in range(self.N):
+            for i in np.flatnonzero(self.schedule.stance[k]):
+                F[k, 3 * i + 2] = self.mass * GRAVITY / n_stance[k]
+        return F
+
+    # ------------------------------------------------------------ building
+    def _add_bounds(self) -> None:
+        robot, nq, nu = self.robot, self.robot.nq, self.robot.nu
+        xl, xu = np.full(self.nx, -np.inf), np.full(self.nx, np.inf)
+        xl[7 : 7 + nu], xu[7 : 7 + nu] = robot.joint_lower, robot.joint_upper
+        vel = np.asarray(getattr(robot, "velocity_limits", np.full(nu, np.inf)), dtype=float)
+        vel = np.where(vel > 0, vel, np.inf)
+        xl[nq + 6 :], xu[nq + 6 :] = -vel, vel
+        self.bound_states(xl, xu, knots=list(range(1, self.N)))
+        lower, upper = self.control_lower.copy(), self.control_upper.copy()
+        for i in range(self.n_feet):
+            s = self.foot_force_slice(i)
+            swing = ~self.schedule.stance[:, i]
+            lower[swing, s], upper[swing, s] = 0.0, 0.0
+            lower[~swing, s.start + 2] = 0.0  # unilateral normal force
+        self.bound_controls(lower, upper)
+
+    def _add_constraints(self) -> None:
+        robot, sched, cm = self.robot, self.schedule, self.contact_model
+        if self.formulation == "inverse":
+            self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), name="dynamics residual"))
+        last = self.N - 1
+        for i, foot in enumerate(sched.foot_names):
+            rows = slice(3 * i, 3 * i + 3)
+            stance = np.flatnonzero(sched.stance[:, i])
+            pos_knots = [k for k in stance if k > 0 and not (self.periodic and k == last)]
+            if pos_knots:
+                self.add_constraint(Constraint(lambda x, u, p, rows=rows: robot.kinematics(x)[rows] - p, knots=pos_knots, params=self.footholds[pos_knots, i], name=f"{foot} on foothold"))
+                touchdowns = [k for k in pos_knots if not sched.stance[k - 1, i]]
+                if touchdowns:
+                    self.add_constraint(Constraint(lambda x, rows=rows: robot.kinematics_velocity(x)[rows], knots=touchdowns, name=f"{foot} touchdown at rest"))
+            swing = np.flatnonzero(~sched.stance[:, i])
+            if swing.size:
+                apex = set(swing_apex_knots(sched, i))
+                ground = self.footholds[swing, i, 2]
+                lower = np.array([g + (self.swing_apex if k in apex else 0.0) for k, g in zip(swing, ground)])[:, None]
+                self.add_constraint(Constraint(lambda x, z=3 * i + 2: robot.kinematics(x)[z], knots=swing.tolist(), lower=lower, upper=np.inf, name=f"{foot} swing height"))
+            if stance.size:
+                self.add_constraint(self._friction_constraint(i, stance.tolist(), foot))
+        self.add_constraint(Constraint(lambda x: x[0:3], knots=-1, lower=self.target_base_position, upper=self.target_base_position, name="final base position"))
+        if self.periodic:
+            nv, nu = robot.nv, robot.nu
+            x_goal = self.x0.copy()
+            x_goal[:3] = self.target_base_position
+            components = list(range(6, 6 + nu)) + list(range(nv, 2 * nv))
+            self.add_constraint(GoalConstraint(self.contact_model, x_goal, components=components, name="periodicity"))
+
+    def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
+        s, mu = self.foot_force_slice(i), self.robot.mu
+        if self.friction == "pyramid":
+            def fn(x, w):
+                fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
+                return [mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy]
+        else:
+            def fn(x, w):
+                fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
+                return mu * mu * fz * fz - fx * fx - fy * fy
+        import casadi as ca
+
+        return Constraint(lambda x, w: ca.vertcat(*fn(x, w)) if self.friction == "pyramid" else fn(x, w), knots=knots, lower=0.0, upper=np.inf, name=f"{foot} friction {self.friction}")
+
+    def _reference_states(self) -> np.ndarray:
+        """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``."""
+        nq, s = self.robot.nq, np.linspace(0.0, 1.0, self.N)
+        X = np.repeat(self.x0[None], self.N, axis=0)
+        X[:, 0:3] = self.x0[:3] + np.outer(s, self.displacement)
+        X[:, nq:] = 0.0
+        X[:, nq : nq + 3] = self.displacement / self.tf_guess  # body frame = world for a level base
+        return X
+
+    def _add_costs(self) -> None:
+        w, robot, cm = self.weights, self.robot, self.contact_model
+        nu, nv = robot.nu, robot.nv
+        Q = np.concatenate([np.broadcast_to(w.base_position, 3), np.full(3, w.base_orientation), np.full(nu, w.joint_position), np.full(6, w.base_velocity), np.full(nu, w.joint_velocity)])
+        R = np.zeros(cm.control_dim)
+        R[cm.u_slice], R[cm.f_slice], R[cm.a_slice] = w.torque, w.force, w.acceleration
+        u_ref = np.zeros((self.N, cm.control_dim))
+        u_ref[:, cm.f_slice] = self.stance_force_share()
+        self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
+
+    # ------------------------------------------------------------ initial guess
+    def nominal_guess(self) -> tuple:
+        """States from the analytic IK of the nominal foot paths, controls from inverse dynamics.
+
+        The base follows the reference; joints solve the IK closest to the
+        previous knot's; velocities are finite differences on the manifold;
+        forces share the weight among stance feet; accelerations are finite
+        differences of the velocities; torques are RNEA's joint part.
+        """
+        robot, cm, h = self.robot, self.contact_model, self.tf_guess / (self.N - 1)
+        nq, nv = robot.nq, robot.nv
+        X = self.reference_states.copy()
+        X[0] = self.x0
+        for k in range(1, self.N):
+            q = X[k, :nq].copy()
+            q[7:] = X[k - 1, 7:nq]
+            try:
+                X[k, 7:nq] = robot.nearest_ik(q, self.nominal_feet[k])
+            except ValueError:
+                X[k, 7:nq] = X[k - 1, 7:nq]  # unreachable nominal foot: keep the previous posture
+        for k in range(self.N - 1):
+            X[k, nq:] = np.asarray(robot.state_error(np.r_[X[k + 1, :nq], np.zeros(nv)], np.r_[X[k, :nq], np.zeros(nv)]))[:nv] / h
+        X[-1, nq:] = 0.0
+        F = self.stance_force_share()
+        A = np.zeros((self.N, nv))
+        A[:-1] = np.diff(X[:, nq:], axis=0) / h
+        W = np.zeros((self.N, cm.control_dim))
+        W[:, cm.f_slice] = F
+        if self.formulation == "inverse":
+            W[:, cm.a_slice] = A
+        lo, hi = robot.control_bounds()
+        for k in range(self.N):
+            tau = robot.inverse_dynamics(X[k], A[k], forces=F[k])
+            W[k, cm.u_slice] = np.clip(tau[6:], lo, hi)
+        return X, W
