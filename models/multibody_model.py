@@ -4,7 +4,8 @@
 CasADi re-expression of a ``pinocchio.Model``) and exposes PinnZoo's API. Every
 method takes numpy arrays (returns numpy) or CasADi SX/MX (returns the same
 kind); each is one ``casadi.Function`` built on first use and cached on the
-model.
+model (:meth:`casadi_function`). :meth:`MultibodyModel.compile` moves the
+numeric calls of the hot functions to generated C (:mod:`models.compiled`).
 
 Conventions (DESIGN.md):
 
@@ -18,27 +19,56 @@ Conventions (DESIGN.md):
 - Error state (size ``2 nv``): position error in the body frame of ``x0``,
   attitude error ``axis_angle(conj(q0) * q)``, other coordinates subtracted.
 
-Raw derivatives with respect to a quaternion depend on how an expression extends
-off the unit sphere; compare them in the tangent space (``J[:, :nq] @ E(q)``).
+Derivatives with respect to ``x`` are "raw": one column per entry of ``x``,
+four for the quaternion. They depend on how an expression extends off the unit
+sphere, so only their tangent contraction ``J[:, :nq] @ E(q)`` is meaningful;
+it equals pinocchio's derivative along its tangent (to first order pinocchio's
+``integrate`` and :meth:`MultibodyModel.apply_dx` move a configuration alike).
+The raw quaternion columns of :meth:`forward_dynamics_deriv` are those of
+``-M^-1 d(rnea)/dq``, which differ from an automatic derivative of the
+articulated-body algorithm in the radial (norm) direction only.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import casadi as ca
 import numpy as np
 
 from lie import LieState, UnitQuaternion
 from lie import _backend as B
-from lie import attitude_jacobian, check_unit_quaternion, axis_angle_to_quat, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
+from .compiled import DEFAULT_OPT, compile_function
 from .lie_group_model import LieGroupModel
 from .multibody import RigidBodyTree
+from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .orders import change_order, generate_conversions, standard_orders
 from .robot_data import load_pinocchio_model
 
-#: Slices of the floating-base configuration.
+#: Slices of the floating-base configuration and of its tangent.
 BASE_POS, BASE_QUAT = slice(0, 3), slice(3, 7)
+BASE_NQ, BASE_NV = 7, 6
+TANGENT_POS, TANGENT_ROT = slice(0, 3), slice(3, 6)
+
+#: Functions :meth:`MultibodyModel.compile` compiles by default (the ones rollouts and checks call most).
+HOT_FUNCTIONS = (
+    "M_func",
+    "C_func",
+    "forward_dynamics",
+    "forward_dynamics_deriv",
+    "dynamics",
+    "dynamics_deriv",
+    "inverse_dynamics",
+    "inverse_dynamics_deriv",
+    "kinematics",
+    "kinematics_jacobian",
+)
+#: Suffix of the cache keys of compiled functions: ``casadi_function("forward_dynamics" + COMPILED)``.
+COMPILED = ":compiled"
 
 
 class MultibodyModel(LieGroupModel):
@@ -48,14 +78,15 @@ class MultibodyModel(LieGroupModel):
     ----------
     pin_model:
         A ``pinocchio.Model`` (from a URDF with a free-flyer root, a fixed base,
-        or built in Python). Supported joints: revolute, prismatic, free-flyer.
+        or built in Python). Supported joints: revolute, prismatic, free-flyer
+        (others raise ``ValueError``).
     kinematics_bodies:
         Frame names whose world positions :meth:`kinematics` returns (e.g. feet).
     input_matrix:
         ``B`` (nv x nu) mapping actuator torques to generalized forces. Default:
         the identity on the joint coordinates (every non-base joint actuated).
     name:
-        Used for the names of the generated functions.
+        Prefix of the generated functions' names (letters, digits, underscores).
     urdf_path:
         The URDF file the model came from, if any: enables the ``"mujoco"``
         vector order (the file's joint order) in :meth:`change_order`.
@@ -70,30 +101,34 @@ class MultibodyModel(LieGroupModel):
         urdf_path: Optional[str] = None,
     ) -> None:
         super().__init__()
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z](_?[A-Za-z0-9])*", name):
+            raise ValueError(f"name: expected letters, digits and single underscores starting with a letter, got {name!r}")
         self.name = name
         self.tree = RigidBodyTree(pin_model)
         self.pin_model = pin_model
         self.nq, self.nv = self.tree.nq, self.tree.nv
         self.nx = self.nq + self.nv
-        missing = [b for b in kinematics_bodies if not pin_model.existFrame(b)]
-        if missing:
-            raise ValueError(f"kinematics_bodies: {missing} are not frames of the model {pin_model.name!r}")
-        self.kinematics_bodies = list(kinematics_bodies)
+        self.kinematics_bodies = _frame_names(pin_model, kinematics_bodies)
         self.nc = len(self.kinematics_bodies)
-        nb = 6 if self.is_floating else 0
-        if input_matrix is None:
+        default_B = input_matrix is None
+        if default_B:
+            nb = BASE_NV if self.is_floating else 0
             input_matrix = np.vstack([np.zeros((nb, self.nv - nb)), np.eye(self.nv - nb)])
         self._B = np.asarray(input_matrix, dtype=float)
-        if self._B.ndim != 2 or self._B.shape[0] != self.nv:
-            raise ValueError(f"input_matrix: expected shape ({self.nv}, nu), got {self._B.shape}")
+        if self._B.ndim != 2 or self._B.shape[0] != self.nv or not np.isfinite(self._B).all():
+            raise ValueError(f"input_matrix: expected a finite ({self.nv}, nu) matrix, got shape {self._B.shape}")
         self.nu = self._B.shape[1]
-        self._lie = LieState(UnitQuaternion, (3, self.nx - 7)) if self.is_floating else LieState(UnitQuaternion, (self.nx,))
+        self._lie = LieState(UnitQuaternion, (3, self.nx - BASE_NQ)) if self.is_floating else LieState(UnitQuaternion, (self.nx,))
+        self._dof_parents = dof_parents(pin_model)
         self.urdf_path = urdf_path
         self.orders = standard_orders(pin_model, urdf_path)
+        if not default_B:  # actuators of a custom B keep their order in every vector order
+            actuators = tuple(f"u{k}" for k in range(self.nu))
+            self.orders = {k: replace(o, torque_names=actuators) for k, o in self.orders.items()}
         self.conversions = generate_conversions(self.orders)
 
     @classmethod
-    def from_urdf(cls, urdf_path: str, floating: bool = True, **kwargs: Any) -> "MultibodyModel":
+    def from_urdf(cls, urdf_path: Union[str, Path], floating: bool = True, **kwargs: Any) -> "MultibodyModel":
         """Load a URDF (free-flyer root when ``floating``) and wrap it.
 
         Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for
@@ -152,10 +187,18 @@ class MultibodyModel(LieGroupModel):
         return -lim, lim
 
     def torque_limits(self) -> np.ndarray:
-        """Actuator torque limits (nu,), from the model's ``effortLimit`` (inf where 0)."""
-        eff = np.asarray(self.pin_model.effortLimit, dtype=float)
-        lim = np.abs(self._B.T) @ eff
-        lim[lim <= 0] = np.inf
+        """Actuator torque limits (nu,) from the model's ``effortLimit``.
+
+        An actuator that drives one coordinate ``i`` (column ``B[:, k] = b e_i``)
+        is limited to ``effortLimit[i] / |b|``; every other actuator, and every
+        coordinate without a limit (0 or pinocchio's ``DBL_MAX``), gets ``inf``.
+        """
+        effort = np.asarray(self.pin_model.effortLimit, dtype=float)
+        lim = np.full(self.nu, np.inf)
+        for k, column in enumerate(self._B.T):
+            rows = np.flatnonzero(column)
+            if len(rows) == 1 and 0 < effort[rows[0]] < np.finfo(float).max:
+                lim[k] = effort[rows[0]] / abs(column[rows[0]])
         return lim
 
     # ------------------------------------------------------- function cache
@@ -168,46 +211,82 @@ class MultibodyModel(LieGroupModel):
         }
 
     def _builders(self) -> Dict[str, Callable[[], ca.Function]]:
+        nq, nv, nx = self.nq, self.nv, self.nx
         return {
             **super()._builders(),
             "M_func": lambda: self._make("M_func", ["x"], lambda s: [self._mass(s)]),
             "C_func": lambda: self._make("C_func", ["x"], lambda s: [self._bias(s)]),
             "forward_dynamics": lambda: self._make("forward_dynamics", ["x", "tau", "f"], lambda s: [self._aba(s)]),
-            "forward_dynamics_deriv": lambda: self._make("forward_dynamics_deriv", ["x", "tau", "f"], lambda s: _jac(self._aba(s), s["x"], s["tau"])),
+            "forward_dynamics_deriv": lambda: self._make("forward_dynamics_deriv", ["x", "tau", "f"], self._aba_deriv),
             "dynamics": lambda: self._make("dynamics", ["x", "tau", "f"], lambda s: [self._xdot(s)]),
-            "dynamics_deriv": lambda: self._make("dynamics_deriv", ["x", "tau", "f"], lambda s: _jac(self._xdot(s), s["x"], s["tau"])),
+            "dynamics_deriv": lambda: self._make("dynamics_deriv", ["x", "tau", "f"], self._xdot_deriv),
             "inverse_dynamics": lambda: self._make("inverse_dynamics", ["x", "vdot", "f"], lambda s: [self._rnea(s)]),
-            "inverse_dynamics_deriv": lambda: self._make("inverse_dynamics_deriv", ["x", "vdot", "f"], lambda s: _jac(self._rnea(s), s["x"], s["vdot"])),
-            "inverse_dynamics_hvp": lambda: self._make_hvp(),
-            "inverse_dynamics_hTvp": lambda: self._make_hTvp(),
+            "inverse_dynamics_deriv": lambda: self._make("inverse_dynamics_deriv", ["x", "vdot", "f"], lambda s: [ca.jacobian(self._rnea(s), s["x"]), self._mass(s)]),
+            "inverse_dynamics_hvp": lambda: self._make("inverse_dynamics_hvp", ["x", "vdot", "lam", "f"], self._rnea_hvp, lam=nx),
+            "inverse_dynamics_hTvp": lambda: self._make("inverse_dynamics_hTvp", ["x", "vdot", "lam", "f"], self._rnea_hTvp, lam=nv),
             "velocity_kinematics": lambda: self._make("velocity_kinematics", ["x"], lambda s: [self._E(s["x"])]),
             "velocity_kinematics_T": lambda: self._make("velocity_kinematics_T", ["x"], lambda s: [self._E_T(s["x"])]),
-            "velocity_kinematics_jvp_deriv": lambda: self._make_jvp("velocity_kinematics_jvp_deriv", self._E, self.nv),
-            "velocity_kinematics_T_jvp_deriv": lambda: self._make_jvp("velocity_kinematics_T_jvp_deriv", self._E_T, self.nq),
+            "velocity_kinematics_jvp_deriv": lambda: self._make("velocity_kinematics_jvp_deriv", ["x", "w"], lambda s: [ca.jacobian(self._E(s["x"]) @ s["w"], s["x"])], w=nv),
+            "velocity_kinematics_T_jvp_deriv": lambda: self._make("velocity_kinematics_T_jvp_deriv", ["x", "w"], lambda s: [ca.jacobian(self._E_T(s["x"]) @ s["w"], s["x"])], w=nq),
             "kinematics": lambda: self._make("kinematics", ["x"], lambda s: [self._kin(s["x"])]),
             "kinematics_rotation": lambda: self._make("kinematics_rotation", ["x"], lambda s: [self._kin_rot(s["x"])]),
-            "kinematics_jacobian": lambda: self._make("kinematics_jacobian", ["x"], lambda s: [ca.jacobian(self._kin(s["x"]), s["x"])[:, : self.nq]]),
-            "kinematics_hvp": lambda: self._make_kin_hvp(),
+            "kinematics_jacobian": lambda: self._make("kinematics_jacobian", ["x"], lambda s: [ca.jacobian(self._kin(s["x"]), s["x"])[:, :nq]]),
+            "kinematics_hvp": lambda: self._make("kinematics_hvp", ["x", "dq"], self._kin_hvp, dq=nq),
             "kinematics_velocity": lambda: self._make("kinematics_velocity", ["x"], lambda s: [self._kin_vel(s["x"])]),
             "kinematics_velocity_jacobian": lambda: self._make("kinematics_velocity_jacobian", ["x"], lambda s: [ca.jacobian(self._kin_vel(s["x"]), s["x"])]),
             "kinematics_velocity_matrix": lambda: self._make("kinematics_velocity_matrix", ["x"], lambda s: [self._Jv(s["x"])]),
-            "kinematics_jacobianTvp": lambda: self._make("kinematics_jacobianTvp", ["x", "f"], lambda s: [self._Jv(s["x"]).T @ s["f"]]),
-            "kinematics_force_jacobian": lambda: self._make("kinematics_force_jacobian", ["x", "f"], lambda s: [ca.jacobian(self._Jv(s["x"]).T @ s["f"], s["x"])]),
-            "kinematics_force_hvp": lambda: self._make_force_h("kinematics_force_hvp", transpose=False),
-            "kinematics_force_hTvp": lambda: self._make_force_h("kinematics_force_hTvp", transpose=True),
+            "kinematics_jacobianTvp": lambda: self._make("kinematics_jacobianTvp", ["x", "f"], lambda s: [self._JTf(s)]),
+            "kinematics_force_jacobian": lambda: self._make("kinematics_force_jacobian", ["x", "f"], lambda s: [ca.jacobian(self._JTf(s), s["x"])]),
+            "kinematics_force_hvp": lambda: self._make("kinematics_force_hvp", ["x", "f", "mult"], self._force_hvp, mult=nx),
+            "kinematics_force_hTvp": lambda: self._make("kinematics_force_hTvp", ["x", "f", "mult"], self._force_hTvp, mult=nv),
         }
 
-    def _make(self, key: str, inputs: List[str], outputs: Callable[[Dict[str, ca.SX]], List[ca.SX]]) -> ca.Function:
-        s = self._symbols()
+    def _make(self, key: str, inputs: List[str], outputs: Callable[[Dict[str, ca.SX]], List[ca.SX]], **extra: int) -> ca.Function:
+        """SX Function ``<name>_<key>`` of the named inputs (``extra``: sizes of further ones), CSE applied."""
+        s = {**self._symbols(), **{k: ca.SX.sym(k, n) for k, n in extra.items()}}
         outs = outputs(s)
-        return ca.Function(f"{self.name}_{key}", [s[i] for i in inputs], outs, inputs, [f"o{i}" for i in range(len(outs))])
+        names = [f"o{i}" for i in range(len(outs))]
+        return ca.Function(f"{self.name}_{key}", [s[i] for i in inputs], outs, inputs, names, {"cse": True})
+
+    def compile(
+        self,
+        keys: Optional[Sequence[str]] = None,
+        opt: str = DEFAULT_OPT,
+        cache_dir: Union[str, Path, None] = None,
+        compiler: Optional[str] = None,
+    ) -> List[str]:
+        """Evaluate numeric calls of ``keys`` (default :data:`HOT_FUNCTIONS`) through compiled C.
+
+        Each function is generated as C, compiled once and cached on disk by
+        :func:`models.compiled.compile_function` (``opt``, ``cache_dir`` and
+        ``compiler`` go there). Symbolic calls keep using the CasADi functions
+        (they carry derivatives); the compiled ones are
+        ``casadi_function(key + COMPILED)``. Without a working compiler a
+        :class:`models.compiled.CompilerWarning` is issued and the virtual
+        machine keeps serving. Returns the keys now running compiled code.
+        """
+        keys = HOT_FUNCTIONS if keys is None else keys
+        done = []
+        for key in keys:
+            f = self.casadi_function(key)
+            compiled = compile_function(f, opt=opt, cache_dir=cache_dir, compiler=compiler)
+            if compiled is not f:
+                self._functions[key + COMPILED] = compiled
+                done.append(key)
+        return done
+
+    def _call(self, key: str, *args: Any, matrix: bool = False) -> Any:
+        """Model's ``_call``, through the compiled ``key`` (see :meth:`compile`) for numeric arguments."""
+        if key + COMPILED in self._functions and not B.is_symbolic(*args):
+            key = key + COMPILED
+        return super()._call(key, *args, matrix=matrix)
 
     # ------------------------------------------------- symbolic building blocks
     def _qv(self, x: ca.SX) -> Tuple[ca.SX, ca.SX]:
         return x[: self.nq], x[self.nq :]
 
-    def _point_forces(self, f: ca.SX) -> List[Tuple[str, ca.SX]]:
-        return [(b, f[3 * i : 3 * i + 3]) for i, b in enumerate(self.kinematics_bodies)]
+    def _point_forces(self, f: ca.SX) -> Optional[List[Tuple[str, ca.SX]]]:
+        return [(b, f[3 * i : 3 * i + 3]) for i, b in enumerate(self.kinematics_bodies)] if self.nc else None
 
     def _mass(self, s: Dict[str, ca.SX]) -> ca.SX:
         return self.tree.crba(self._qv(s["x"])[0])
@@ -217,29 +296,55 @@ class MultibodyModel(LieGroupModel):
 
     def _aba(self, s: Dict[str, ca.SX]) -> ca.SX:
         q, v = self._qv(s["x"])
-        return self.tree.aba(q, v, s["tau"], point_forces=self._point_forces(s["f"]) if self.nc else None)
+        return self.tree.aba(q, v, s["tau"], point_forces=self._point_forces(s["f"]))
 
     def _rnea(self, s: Dict[str, ca.SX]) -> ca.SX:
         q, v = self._qv(s["x"])
-        return self.tree.rnea(q, v, s["vdot"], point_forces=self._point_forces(s["f"]) if self.nc else None)
+        return self.tree.rnea(q, v, s["vdot"], point_forces=self._point_forces(s["f"]))
+
+    def _aba_deriv(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        """``[d vdot/dx, d vdot/dtau]`` by the RNEA identity, no derivative of the ABA.
+
+        ``rnea(x, vdot(x, tau), f) = tau`` for all ``x``, so
+        ``d vdot/dx = -M^-1 d rnea/dx`` at ``a = vdot`` and ``d vdot/dtau = M^-1``,
+        with ``vdot = M^-1 (tau - rnea(x, 0, f))`` and every ``M^-1`` applied
+        through the tree-sparse factorization of :mod:`models.multibody.ltl`.
+        """
+        factor = ltl_factor(self._mass(s), self._dof_parents)
+        vdot = ltl_solve(factor, s["tau"] - self._rnea({**s, "vdot": ca.SX.zeros(self.nv)}))
+        a = ca.SX.sym("a", self.nv)
+        drnea_dx = ca.substitute(ca.jacobian(self._rnea({**s, "vdot": a}), s["x"]), a, vdot)
+        return [-ltl_solve(factor, drnea_dx), ltl_solve(factor, ca.SX.eye(self.nv))]
 
     def _xdot(self, s: Dict[str, ca.SX]) -> ca.SX:
-        q, v = self._qv(s["x"])
-        return ca.vertcat(self._E(s["x"]) @ v, self._aba(s))
+        return ca.vertcat(self._E(s["x"]) @ self._qv(s["x"])[1], self._aba(s))
+
+    def _xdot_deriv(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        dvdot_dx, dvdot_dtau = self._aba_deriv(s)
+        dqdot_dx = ca.jacobian(self._E(s["x"]) @ self._qv(s["x"])[1], s["x"])
+        return [ca.vertcat(dqdot_dx, dvdot_dx), ca.vertcat(ca.SX.zeros(self.nq, self.nv), dvdot_dtau)]
+
+    def _rnea_hvp(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        """Jacobians of ``(d tau/dx) lam`` (a forward directional derivative) w.r.t. ``x`` and ``vdot``."""
+        jvp = ca.jtimes(self._rnea(s), s["x"], s["lam"])
+        return [ca.jacobian(jvp, s["x"]), ca.jacobian(jvp, s["vdot"])]
+
+    def _rnea_hTvp(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        """``d/dx (d tau/dx)^T lam`` (the Hessian of ``lam^T tau``) and ``d/dx (M lam)``."""
+        hessian, _ = ca.hessian(ca.dot(s["lam"], self._rnea(s)), s["x"])
+        return [hessian, ca.jacobian(self._mass(s) @ s["lam"], s["x"])]
 
     def _E(self, x: ca.SX) -> ca.SX:
-        q = x[: self.nq]
         if not self.is_floating:
             return ca.SX.eye(self.nv)
-        quat = q[BASE_QUAT]
-        return ca.diagcat(quat_to_rot(quat), 0.5 * attitude_jacobian(quat), ca.SX.eye(self.nv - 6))
+        quat = x[BASE_QUAT]
+        return ca.diagcat(quat_to_rot(quat), 0.5 * attitude_jacobian(quat), ca.SX.eye(self.nv - BASE_NV))
 
     def _E_T(self, x: ca.SX) -> ca.SX:
-        q = x[: self.nq]
         if not self.is_floating:
             return ca.SX.eye(self.nv)
-        quat = q[BASE_QUAT]
-        return ca.diagcat(quat_to_rot(quat).T, 2 * attitude_jacobian(quat).T, ca.SX.eye(self.nv - 6))
+        quat = x[BASE_QUAT]
+        return ca.diagcat(quat_to_rot(quat).T, 2 * attitude_jacobian(quat).T, ca.SX.eye(self.nv - BASE_NV))
 
     def _kin(self, x: ca.SX) -> ca.SX:
         q = x[: self.nq]
@@ -249,8 +354,13 @@ class MultibodyModel(LieGroupModel):
         q = x[: self.nq]
         return ca.vertcat(*[self.tree.frame_placement(q, b)[0] for b in self.kinematics_bodies]) if self.nc else ca.SX(0, 3)
 
+    def _kin_hvp(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        """``d (J_raw dq)/dq`` with ``J_raw dq`` a forward directional derivative."""
+        jvp = ca.jtimes(self._kin(s["x"]), s["x"], ca.vertcat(s["dq"], ca.SX.zeros(self.nv)))
+        return [ca.jacobian(jvp, s["x"])[:, : self.nq]]
+
     def _Jv(self, x: ca.SX) -> ca.SX:
-        """Stacked world-aligned linear Jacobians (3 nc x nv), mapping v to foot velocities."""
+        """Stacked world-aligned linear Jacobians (3 nc x nv), mapping v to body velocities."""
         q = x[: self.nq]
         if not self.nc:
             return ca.SX(0, self.nv)
@@ -259,35 +369,19 @@ class MultibodyModel(LieGroupModel):
     def _kin_vel(self, x: ca.SX) -> ca.SX:
         return self._Jv(x) @ x[self.nq :]
 
-    def _make_hvp(self) -> ca.Function:
-        s = self._symbols()
-        lam = ca.SX.sym("lam", self.nx)
-        jvp = ca.jacobian(self._rnea(s), s["x"]) @ lam
-        return ca.Function(f"{self.name}_inverse_dynamics_hvp", [s["x"], s["vdot"], lam, s["f"]], _jac(jvp, s["x"], s["vdot"]), ["x", "vdot", "lam", "f"], ["o0", "o1"])
+    def _JTf(self, s: Dict[str, ca.SX]) -> ca.SX:
+        return self._Jv(s["x"]).T @ s["f"]
 
-    def _make_hTvp(self) -> ca.Function:
-        s = self._symbols()
-        lam = ca.SX.sym("lam", self.nv)
-        tau = self._rnea(s)
-        vjp_x = ca.jacobian(tau, s["x"]).T @ lam
-        vjp_a = ca.jacobian(tau, s["vdot"]).T @ lam
-        return ca.Function(f"{self.name}_inverse_dynamics_hTvp", [s["x"], s["vdot"], lam, s["f"]], [ca.jacobian(vjp_x, s["x"]), ca.jacobian(vjp_a, s["x"])], ["x", "vdot", "lam", "f"], ["o0", "o1"])
+    def _force_hvp(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        """Jacobians of ``K mult`` w.r.t. ``x`` and ``f``, ``K = d(J^T f)/dx``."""
+        jvp = ca.jtimes(self._JTf(s), s["x"], s["mult"])
+        return [ca.jacobian(jvp, s["x"]), ca.jacobian(jvp, s["f"])]
 
-    def _make_jvp(self, key: str, matrix: Callable[[ca.SX], ca.SX], n: int) -> ca.Function:
-        x, w = ca.SX.sym("x", self.nx), ca.SX.sym("w", n)
-        return ca.Function(f"{self.name}_{key}", [x, w], [ca.jacobian(matrix(x) @ w, x)], ["x", "w"], ["o0"])
-
-    def _make_kin_hvp(self) -> ca.Function:
-        x, dq = ca.SX.sym("x", self.nx), ca.SX.sym("dq", self.nq)
-        jvp = ca.jacobian(self._kin(x), x)[:, : self.nq] @ dq
-        return ca.Function(f"{self.name}_kinematics_hvp", [x, dq], [ca.jacobian(jvp, x)[:, : self.nq]], ["x", "dq"], ["o0"])
-
-    def _make_force_h(self, key: str, transpose: bool) -> ca.Function:
-        s = self._symbols()
-        K = ca.jacobian(self._Jv(s["x"]).T @ s["f"], s["x"])  # nv x nx
-        mult = ca.SX.sym("mult", self.nv if transpose else self.nx)
-        prod = K.T @ mult if transpose else K @ mult
-        return ca.Function(f"{self.name}_{key}", [s["x"], s["f"], mult], _jac(prod, s["x"], s["f"]), ["x", "lam", "mult"], ["o0", "o1"])
+    def _force_hTvp(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+        """Jacobians of ``K^T mult`` w.r.t. ``x`` (the Hessian of ``mult^T J^T f``) and ``f``."""
+        vjp = ca.jtimes(self._JTf(s), s["x"], s["mult"], True)
+        hessian, _ = ca.hessian(ca.dot(s["mult"], self._JTf(s)), s["x"])
+        return [hessian, ca.jacobian(vjp, s["f"])]
 
     # ------------------------------------------------------------ validation
     def _x(self, x: Any, name: str = "x") -> Any:
@@ -301,15 +395,20 @@ class MultibodyModel(LieGroupModel):
             return B.zeros((3 * self.nc, 1), like=like) if B.is_symbolic(like) else np.zeros(3 * self.nc)
         return B.vector(forces, 3 * self.nc, "forces")
 
-    def _generalized_force(self, tau_or_u: Any) -> Any:
-        """Accept ``tau`` (nv) or actuator torques ``u`` (nu), told apart by size."""
-        n = tau_or_u.shape[0]
+    def _input(self, tau_or_u: Any) -> Tuple[Any, Optional[np.ndarray]]:
+        """``(tau, map)``: ``tau`` (nv) as given, or ``B u`` for actuator torques ``u`` (nu).
+
+        The two are told apart by size (``tau`` wins when ``nu == nv``);
+        ``map`` is ``B`` for ``u`` (so ``d/du = d/dtau @ B``), else ``None``.
+        """
+        value = tau_or_u if B.is_symbolic(tau_or_u) else np.atleast_1d(np.asarray(tau_or_u.full() if isinstance(tau_or_u, ca.DM) else tau_or_u, dtype=float))
+        n = max(value.shape) if len(value.shape) == 2 and min(value.shape) == 1 else value.shape[0]
         if n == self.nv:
-            return B.vector(tau_or_u, self.nv, "tau")
+            return B.vector(value, self.nv, "tau"), None
         if n == self.nu:
-            u = B.vector(tau_or_u, self.nu, "u")
-            return self._B @ u
-        raise ValueError(f"tau: expected generalized forces ({self.nv},) or actuator torques ({self.nu},), got {tuple(tau_or_u.shape)}")
+            u = B.vector(value, self.nu, "u")
+            return (ca.mtimes(ca.DM(self._B), u) if B.is_symbolic(u) else self._B @ u), self._B
+        raise ValueError(f"tau: expected generalized forces ({self.nv},) or actuator torques ({self.nu},), got shape {tuple(value.shape)}")
 
     # ------------------------------------------------------------- dynamics
     def M_func(self, x: Any) -> Any:
@@ -328,12 +427,19 @@ class MultibodyModel(LieGroupModel):
         forces at the kinematics bodies.
         """
         x = self._x(x)
-        return self._call("forward_dynamics", x, self._generalized_force(_as_array(tau)), self._forces(forces, x))
+        return self._call("forward_dynamics", x, self._input(tau)[0], self._forces(forces, x))
 
     def forward_dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
-        """``(d vdot/dx, d vdot/dtau)`` ((nv x nx), (nv x nv)); raw in the quaternion."""
+        """``(d vdot/dx, d vdot/dtau)``: (nv x nx) raw in the quaternion, and ``M^-1`` (nv x nv).
+
+        With actuator torques ``u`` (nu,) as second argument the second matrix
+        is ``d vdot/du = M^-1 B`` (nv x nu). Computed as ``-M^-1 d rnea/dx`` at
+        ``a = vdot`` (see the module docstring for the quaternion columns).
+        """
         x = self._x(x)
-        return self._call("forward_dynamics_deriv", x, self._generalized_force(_as_array(tau)), self._forces(forces, x), matrix=True)
+        tau, input_map = self._input(tau)
+        dx, dtau = self._call("forward_dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)
+        return dx, _times(dtau, input_map)
 
     def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None) -> Any:
         """``xdot = [E(q) v; vdot]`` (nx,): a true time derivative of ``x``.
@@ -344,19 +450,24 @@ class MultibodyModel(LieGroupModel):
         :class:`models.Model` interface.
         """
         x = self._x(x)
-        return self._call("dynamics", x, self._generalized_force(_as_array(tau)), self._forces(forces, x))
+        return self._call("dynamics", x, self._input(tau)[0], self._forces(forces, x))
 
     def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
-        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv))."""
+        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv)); ``(nx x nu)`` ``d xdot/du`` for ``u``."""
         x = self._x(x)
-        return self._call("dynamics_deriv", x, self._generalized_force(_as_array(tau)), self._forces(forces, x), matrix=True)
+        tau, input_map = self._input(tau)
+        dx, dtau = self._call("dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)
+        return dx, _times(dtau, input_map)
 
     def continuous_dynamics(self, x: Any, u: Any, t: Any) -> Any:
-        return self.casadi_function("dynamics")(x, self._B @ u, B.zeros((3 * self.nc, 1), like=x))
+        return self.casadi_function("dynamics")(x, ca.mtimes(ca.DM(self._B), u), B.zeros((3 * self.nc, 1), like=x))
 
     def dynamics_jacobian(self, x: Any, u: Any, t: Any = 0.0) -> Tuple[Any, Any]:
-        A, Btau = self.dynamics_deriv(x, self._generalized_force(_as_array(u)))
-        return A, Btau @ self._B
+        """``(d xdot/dx, d xdot/du)`` for actuator torques ``u`` (nu,), whatever ``nu``."""
+        u = B.vector(u, self.nu, "u")
+        tau = ca.mtimes(ca.DM(self._B), u) if B.is_symbolic(u) else self._B @ u
+        A, dtau = self.dynamics_deriv(x, tau)
+        return A, _times(dtau, self._B)
 
     def inverse_dynamics(self, x: Any, vdot: Any, forces: Any = None) -> Any:
         """``tau = M vdot + C - J^T f`` (nv,) by the recursive Newton-Euler algorithm."""
@@ -364,7 +475,7 @@ class MultibodyModel(LieGroupModel):
         return self._call("inverse_dynamics", x, B.vector(vdot, self.nv, "vdot"), self._forces(forces, x))
 
     def inverse_dynamics_deriv(self, x: Any, vdot: Any, forces: Any = None) -> Tuple[Any, Any]:
-        """``(d tau/dx, d tau/dvdot)`` ((nv x nx), (nv x nv) = M)."""
+        """``(d tau/dx, d tau/dvdot)`` ((nv x nx) raw in the quaternion, (nv x nv) = M)."""
         x = self._x(x)
         return self._call("inverse_dynamics_deriv", x, B.vector(vdot, self.nv, "vdot"), self._forces(forces, x), matrix=True)
 
@@ -374,7 +485,7 @@ class MultibodyModel(LieGroupModel):
         return self._call("inverse_dynamics_hvp", x, B.vector(vdot, self.nv, "vdot"), B.vector(lam, self.nx, "lam"), self._forces(forces, x), matrix=True)
 
     def inverse_dynamics_hTvp(self, x: Any, vdot: Any, lam: Any, forces: Any = None) -> Tuple[Any, Any]:
-        """Derivatives w.r.t. ``x`` of ``(d tau/dx)^T lam`` (nx x nx) and ``(d tau/dvdot)^T lam = M lam`` (nv x nx); lam: nv."""
+        """Derivatives w.r.t. ``x`` of ``(d tau/dx)^T lam`` (nx x nx, symmetric) and ``(d tau/dvdot)^T lam = M lam`` (nv x nx); lam: nv."""
         x = self._x(x)
         return self._call("inverse_dynamics_hTvp", x, B.vector(vdot, self.nv, "vdot"), B.vector(lam, self.nv, "lam"), self._forces(forces, x), matrix=True)
 
@@ -397,38 +508,40 @@ class MultibodyModel(LieGroupModel):
 
     # ------------------------------------------------------------ error state
     def state_error(self, x: Any, x0: Any) -> Any:
-        """``dx`` (2 nv,): body-frame position error, axis-angle attitude error, differences."""
+        """``dx`` (2 nv,): body-frame position error, axis-angle attitude error, differences.
+
+        The attitude error does not depend on the quaternions' norms; numeric
+        states are not checked for unit quaternions here (``apply_dx`` checks ``x0``).
+        """
         x, x0 = B.vector(x, self.nx, "x"), B.vector(x0, self.nx, "x0")
         if not self.is_floating:
             return x - x0
         q0 = x0[BASE_QUAT]
         dp = quat_to_rot(q0).T @ (x[BASE_POS] - x0[BASE_POS])
         dphi = quat_to_axis_angle(quat_mult(quat_conj(q0), x[BASE_QUAT]))
-        return B.vcat([dp, dphi, x[7:] - x0[7:]])
+        return B.vcat([dp, dphi, x[BASE_NQ:] - x0[BASE_NQ:]])
 
     def apply_dx(self, x0: Any, dx: Any) -> Any:
         """``x0 (+) dx`` (nx,): ``p = p0 + Rot(q0) dp``, ``q = q0 * exp(dphi)``, rest added."""
-        x0, dx = B.vector(x0, self.nx, "x0"), B.vector(dx, 2 * self.nv, "dx")
+        x0, dx = self._x(x0, "x0"), B.vector(dx, 2 * self.nv, "dx")
         if not self.is_floating:
             return x0 + dx
         q0 = x0[BASE_QUAT]
-        p = x0[BASE_POS] + quat_to_rot(q0) @ dx[0:3]
-        q = quat_mult(q0, axis_angle_to_quat(dx[3:6]))
-        return B.vcat([p, q, x0[7:] + dx[6:]])
+        p = x0[BASE_POS] + quat_to_rot(q0) @ dx[TANGENT_POS]
+        q = quat_mult(q0, axis_angle_to_quat(dx[TANGENT_ROT]))
+        return B.vcat([p, q, x0[BASE_NQ:] + dx[BASE_NV:]])
 
     apply_Δx = apply_dx
 
     def error_jacobian(self, x: Any) -> Any:
         """``d apply_dx(x, dx)/d dx`` at 0 = ``blkdiag(E(q), I)`` (nx x 2 nv)."""
         x = self._x(x)
-        E = self.velocity_kinematics(x)
-        return B.blkdiag([E, B.eye(self.nv, like=x)])
+        return B.blkdiag([self.velocity_kinematics(x), B.eye(self.nv, like=x)])
 
     def error_jacobian_T(self, x: Any) -> Any:
         """``d state_error(y, x)/dy`` at ``y = x`` = ``blkdiag(E_T(q), I)`` (2 nv x nx)."""
         x = self._x(x)
-        E_T = self.velocity_kinematics_T(x)
-        return B.blkdiag([E_T, B.eye(self.nv, like=x)])
+        return B.blkdiag([self.velocity_kinematics_T(x), B.eye(self.nv, like=x)])
 
     # ------------------------------------------------------------- kinematics
     def kinematics(self, x: Any) -> Any:
@@ -440,11 +553,11 @@ class MultibodyModel(LieGroupModel):
         return self._call("kinematics_rotation", self._x(x), matrix=True)
 
     def kinematics_jacobian(self, x: Any) -> Any:
-        """``d kinematics / dq`` (3 nc x nq), raw in the quaternion (tangent: ``@ E(q)``)."""
+        """``d kinematics / dq`` (3 nc x nq), raw in the quaternion (``@ E(q)`` gives the world-aligned Jacobian)."""
         return self._call("kinematics_jacobian", self._x(x), matrix=True)
 
     def kinematics_hvp(self, x: Any, dq: Any) -> Any:
-        """``d (kinematics_jacobian(x) @ dq) / dq`` (3 nc x nq) for a fixed ``dq`` (nq,)."""
+        """Derivative of ``kinematics_jacobian(x) @ dq`` w.r.t. the configuration (3 nc x nq), ``dq`` (nq,) held fixed."""
         return self._call("kinematics_hvp", self._x(x), B.vector(dq, self.nq, "dq"), matrix=True)
 
     def kinematics_velocity(self, x: Any) -> Any:
@@ -464,15 +577,15 @@ class MultibodyModel(LieGroupModel):
         return self._call("kinematics_jacobianTvp", self._x(x), B.vector(forces, 3 * self.nc, "forces"))
 
     def kinematics_force_jacobian(self, x: Any, forces: Any) -> Any:
-        """``d (J(q)^T f) / dx`` (nv x nx)."""
+        """``K = d (J(q)^T f) / dx`` (nv x nx)."""
         return self._call("kinematics_force_jacobian", self._x(x), B.vector(forces, 3 * self.nc, "forces"), matrix=True)
 
     def kinematics_force_hvp(self, x: Any, forces: Any, mult: Any) -> Tuple[Any, Any]:
-        """Jacobians of ``kinematics_force_jacobian(x, f) @ mult`` (mult: nx) w.r.t. ``x`` and ``f``."""
+        """Jacobians of ``K(x, f) @ mult`` (mult: nx) w.r.t. ``x`` (nv x nx) and ``f`` (nv x 3 nc)."""
         return self._call("kinematics_force_hvp", self._x(x), B.vector(forces, 3 * self.nc, "forces"), B.vector(mult, self.nx, "mult"), matrix=True)
 
     def kinematics_force_hTvp(self, x: Any, forces: Any, mult: Any) -> Tuple[Any, Any]:
-        """Jacobians of ``kinematics_force_jacobian(x, f)^T @ mult`` (mult: nv) w.r.t. ``x`` and ``f``."""
+        """Jacobians of ``K(x, f)^T @ mult`` (mult: nv) w.r.t. ``x`` (nx x nx, symmetric) and ``f`` (nx x 3 nc)."""
         return self._call("kinematics_force_hTvp", self._x(x), B.vector(forces, 3 * self.nc, "forces"), B.vector(mult, self.nv, "mult"), matrix=True)
 
     # ---------------------------------------------------------------- states
@@ -488,13 +601,22 @@ class MultibodyModel(LieGroupModel):
         """A valid initial state: zeros (identity base attitude for floating models)."""
         x = np.zeros(self.nx)
         if self.is_floating:
-            x[3] = 1.0
+            x[BASE_QUAT.start] = 1.0
         return x
 
 
-def _jac(expr: ca.SX, *wrt: ca.SX) -> List[ca.SX]:
-    return [ca.jacobian(expr, w) for w in wrt]
+def _frame_names(pin_model: Any, bodies: Sequence[str]) -> List[str]:
+    """Validated kinematics bodies: a sequence of frame names of ``pin_model``."""
+    if isinstance(bodies, str) or not all(isinstance(b, str) for b in bodies):
+        raise ValueError(f"kinematics_bodies: expected a sequence of frame names, got {bodies!r}")
+    missing = [b for b in bodies if not pin_model.existFrame(b)]
+    if missing:
+        raise ValueError(f"kinematics_bodies: {missing} are not frames of the model {pin_model.name!r}")
+    return list(bodies)
 
 
-def _as_array(value: Any) -> Any:
-    return value if B.is_symbolic(value) else np.atleast_1d(np.asarray(value.full() if isinstance(value, ca.DM) else value, dtype=float)).reshape(-1)
+def _times(matrix: Any, right: Optional[np.ndarray]) -> Any:
+    """``matrix @ right`` (numpy or CasADi), or ``matrix`` when ``right`` is None."""
+    if right is None:
+        return matrix
+    return ca.mtimes(matrix, ca.DM(right)) if B.is_symbolic(matrix) else matrix @ right

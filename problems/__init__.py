@@ -1,4 +1,7 @@
 """Ready-made optimal-control problems and their registry."""
 from .registry import get, names, register
 
+# importing a module registers its problems
+from . import classic, legged, quadrotor, rigid_body  # noqa: E402,F401  (isort: skip)
+
 __all__ = ["get", "names", "register"]

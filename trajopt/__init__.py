@@ -1,2 +1,53 @@
-"""Integrators, transcriptions, OCP builder, IPOPT solve, solutions, plots, CLI."""
+"""Integrators, transcriptions, OCP builder, IPOPT solve, solutions, plots, CLI.
+
+The core API::
+
+    from trajopt import Problem, FreeTime, QuadraticCost, GoalConstraint, solve
+    problem = Problem(model, N=51, tf=5.0, x0=x0)
+    problem.add_cost(QuadraticCost(model, Q, R, x_ref=xf))
+    problem.add_constraint(GoalConstraint(model, xf))
+    solution = solve(problem, transcription="hermite_simpson")
+"""
 __version__ = "0.1.0"
+
+from .constraints import Constraint, GoalConstraint
+from .costs import Cost, FunctionCost, FunctionTerminalCost, QuadraticCost, QuadraticTerminalCost, RunningCost, TerminalCost
+from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
+from .nlp import NLP
+from .problem import FreeTime, Problem
+from .solution import Solution
+from .solver import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS, IpoptSolver, solve
+from .transcription import HermiteSimpson, MultipleShooting, Transcription, Trapezoidal, get_transcription
+
+__all__ = [
+    "__version__",
+    "Constraint",
+    "Cost",
+    "DEFAULT_IPOPT_OPTIONS",
+    "DiscreteDynamics",
+    "EULER",
+    "FreeTime",
+    "FunctionCost",
+    "FunctionTerminalCost",
+    "GoalConstraint",
+    "HermiteSimpson",
+    "IMPLICIT_MIDPOINT",
+    "Integrator",
+    "IpoptSolver",
+    "MultipleShooting",
+    "NLP",
+    "Problem",
+    "QuadraticCost",
+    "QuadraticTerminalCost",
+    "RK3",
+    "RK4",
+    "RunningCost",
+    "Solution",
+    "TerminalCost",
+    "Transcription",
+    "Trapezoidal",
+    "WARM_START_OPTIONS",
+    "get_integrator",
+    "get_transcription",
+    "solve",
+]

@@ -26,9 +26,11 @@ uniformly by ``displacement`` (error-state weights :class:`LeggedWeights`),
 the torques, the contact forces (around an equal share of the weight), and
 the accelerations.
 
-Transcriptions: trapezoidal collocation (default) and RK4 multiple shooting
-(piecewise-constant controls). Hermite-Simpson needs midpoint controls that
-the ``"inverse"`` residual does not constrain, so use it only with ``"forward"``.
+Transcriptions: trapezoidal collocation (the default: fastest, measured) and
+Hermite-Simpson (the ``"inverse"`` residual is then also imposed at the
+interval midpoints) with either formulation; RK4 multiple shooting only with
+``"forward"`` (a piecewise-constant acceleration cannot satisfy the knot
+residual of ``"inverse"``).
 """
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ class LeggedWeights:
 
 
 class LeggedProblem(Problem):
-    """A gait or jump of a legged robot (module docstring).
+    """A gait or jump of a legged robot (module docstring); solved by trapezoidal collocation by default.
 
     Parameters
     ----------
@@ -81,6 +83,8 @@ class LeggedProblem(Problem):
     swing_apex:
         Minimum foot height (m) at the middle knot of every swing.
     """
+
+    default_transcription = "trapezoidal"
 
     def __init__(
         self,
@@ -125,6 +129,10 @@ class LeggedProblem(Problem):
         X, W = self.nominal_guess()
         self.set_initial_guess(X, W)
 
+    def check_transcription(self, name: str) -> None:
+        if self.formulation == "inverse" and name == "multiple_shooting":
+            raise ValueError("transcription: multiple shooting cannot impose the 'inverse' formulation's residual; use 'trapezoidal', 'hermite_simpson' or formulation='forward'")
+
     # ------------------------------------------------------------ helpers
     @property
     def n_feet(self) -> int:
@@ -164,7 +172,7 @@ class LeggedProblem(Problem):
     def _add_constraints(self) -> None:
         robot, sched, cm = self.robot, self.schedule, self.contact_model
         if self.formulation == "inverse":
-            self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), name="dynamics residual"))
+            self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), midpoints=True, name="dynamics residual"))
         last = self.N - 1
         for i, foot in enumerate(sched.foot_names):
             rows = slice(3 * i, 3 * i + 3)

@@ -1,0 +1,255 @@
+"""A wheeled biped (stand-in for PinnZoo's Pineapple), built in Python: 8 DOF on a floating base.
+
+Geometry (meters, kilograms; :class:`BipedDimensions` holds every number).
+Base frame: x forward, y left, z up; the free-flyer joint ``root_joint`` and
+the frame ``base`` sit at the base's center of mass.
+
+- Base: a 0.20 x 0.30 x 0.12 box of 6 kg.
+- Two legs, ``left`` (y > 0) and ``right``, each: ``<side>_hip`` (abduction,
+  revolute about +x) at ``(0, +-0.12, -0.04)``; ``<side>_thigh`` (revolute
+  about +y) 0.06 further out; ``<side>_knee`` (about +y) 0.25 below the thigh
+  joint; ``<side>_wheel`` (about +y) 0.25 below the knee and 0.04 further
+  out. A positive thigh or knee angle swings the link below it backward
+  (toward -x). Thigh 1.0 kg and shin 0.5 kg (solid cylinders of radius
+  0.02 along their segment; the hip link between the hip and thigh joints is
+  massless), wheel 0.5 kg, radius 0.08, width 0.03 (solid disc).
+- Limits: hip ``[-0.5, 0.5]``, thigh ``[-1.2, 2.0]``, knee ``[-2.6, -0.05]``
+  (the knee bends one way only, so one IK solution per leg is admissible),
+  wheel unbounded; efforts 30 N m (legs) and 10 N m (wheels).
+- Joint order (pinocchio's and nominal): left hip, thigh, knee, wheel, then
+  the right leg; ``nq = 15``, ``nv = 14``, ``nu = 8`` (``B = [0; I8]``).
+
+Frames: ``<side>_wheel_center`` on the shin at the axle (it does not spin;
+its axes are the shin's) is the "foot" of the leg inverse kinematics.
+
+Kinematics bodies (``kinematics="contact"``, the default): the wheels' ground
+contact points on flat ground ``z = const``. With ``c`` the wheel center and
+``a`` the wheel axis (world), the contact point is ``p = c - r u`` with
+``u = (e_z - (e_z.a) a) / |e_z - (e_z.a) a|`` (the in-plane direction from
+the contact point to the center, ``e_z`` the world vertical). Its "rotation"
+(:meth:`kinematics_rotation`) is the contact frame ``[a x u, a, u]``: x the
+rolling direction, y the axle, z the wheel-plane up direction. Its Jacobian
+(:meth:`kinematics_velocity_matrix`) is that of the WHEEL's material point at
+``p``, ``J = J_c + r [u]_x J_w`` (world-aligned linear and angular Jacobians
+of the wheel), zero along a rolling-without-slipping motion, and contact
+forces (world frame) act there: ``M vdot + C = B u + J^T f``. Note that
+:meth:`kinematics_velocity` (``J v``, the wheel material point) differs from
+the time derivative of :meth:`kinematics` (the geometric contact point moves
+as the wheel rolls). ``kinematics="center"`` uses the wheel-center frames
+as plain kinematics bodies instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Tuple
+
+import casadi as ca
+import numpy as np
+import pinocchio as pin
+
+from lie import _backend as B
+from lie import skew
+
+from .joint_limits import fix_joint_limits
+from .leg_ik import legs_from_feet, nearest_ik, quadruped_ik
+from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
+from .robot_data import read_urdf_limits
+
+SIDES = ("left", "right")
+KINEMATICS = ("contact", "center")
+#: Pinocchio's "no limit".
+UNLIMITED = np.finfo(float).max
+
+
+@dataclass(frozen=True)
+class BipedDimensions:
+    """Dimensions and limits of :func:`wheeled_biped_model` (module docstring), SI units."""
+
+    base_size: Tuple[float, float, float] = (0.20, 0.30, 0.12)
+    base_mass: float = 6.0
+    hip_offset: Tuple[float, float, float] = (0.0, 0.12, -0.04)
+    hip_to_thigh: float = 0.06
+    thigh_length: float = 0.25
+    shin_length: float = 0.25
+    wheel_offset: float = 0.04
+    thigh_mass: float = 1.0
+    shin_mass: float = 0.5
+    wheel_mass: float = 0.5
+    link_radius: float = 0.02
+    wheel_radius: float = 0.08
+    wheel_width: float = 0.03
+    hip_limits: Tuple[float, float] = (-0.5, 0.5)
+    thigh_limits: Tuple[float, float] = (-1.2, 2.0)
+    knee_limits: Tuple[float, float] = (-2.6, -0.05)
+    leg_effort: float = 30.0
+    wheel_effort: float = 10.0
+    leg_velocity: float = 30.0
+    wheel_velocity: float = 60.0
+
+
+def _link(mass: float, length: float, radius: float) -> pin.Inertia:
+    """Solid cylinder along -z from the joint (center of mass at ``-length / 2``)."""
+    transverse = mass * (3 * radius**2 + length**2) / 12
+    return pin.Inertia(mass, np.array([0.0, 0.0, -length / 2]), np.diag([transverse, transverse, mass * radius**2 / 2]))
+
+
+def wheeled_biped_model(dims: BipedDimensions = BipedDimensions()) -> pin.Model:
+    """The biped's ``pinocchio.Model`` (free-flyer root, module docstring)."""
+    model = pin.Model()
+    model.name = "wheeled_biped"
+    root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root_joint")
+    bx, by, bz = dims.base_size
+    box = np.diag([by**2 + bz**2, bx**2 + bz**2, bx**2 + by**2]) * dims.base_mass / 12
+    model.appendBodyToJoint(root, pin.Inertia(dims.base_mass, np.zeros(3), box), pin.SE3.Identity())
+    model.addFrame(pin.Frame("base", root, model.addJointFrame(root), pin.SE3.Identity(), pin.FrameType.BODY))
+    r, w, m = dims.wheel_radius, dims.wheel_width, dims.wheel_mass
+    wheel = pin.Inertia(m, np.zeros(3), np.diag([m * r**2 / 4 + m * w**2 / 12, m * r**2 / 2, m * r**2 / 4 + m * w**2 / 12]))
+    for side, sign in zip(SIDES, (1.0, -1.0)):
+        hx, hy, hz = dims.hip_offset
+        leg = [
+            ("hip", pin.JointModelRX(), (hx, sign * hy, hz), dims.hip_limits, pin.Inertia.Zero()),
+            ("thigh", pin.JointModelRY(), (0.0, sign * dims.hip_to_thigh, 0.0), dims.thigh_limits, _link(dims.thigh_mass, dims.thigh_length, dims.link_radius)),
+            ("knee", pin.JointModelRY(), (0.0, 0.0, -dims.thigh_length), dims.knee_limits, _link(dims.shin_mass, dims.shin_length, dims.link_radius)),
+            ("wheel", pin.JointModelRY(), (0.0, sign * dims.wheel_offset, -dims.shin_length), (-UNLIMITED, UNLIMITED), wheel),
+        ]
+        parent = root
+        for name, joint, offset, (lo, hi), inertia in leg:
+            effort, velocity = (dims.wheel_effort, dims.wheel_velocity) if name == "wheel" else (dims.leg_effort, dims.leg_velocity)
+            limits = [np.array([val]) for val in (effort, velocity, lo, hi)]
+            jid = model.addJoint(parent, joint, pin.SE3(np.eye(3), np.array(offset)), f"{side}_{name}", *limits)
+            model.appendBodyToJoint(jid, inertia, pin.SE3.Identity())
+            model.addJointFrame(jid)
+            if name == "knee":
+                axle = pin.SE3(np.eye(3), np.array([0.0, sign * dims.wheel_offset, -dims.shin_length]))
+                model.addFrame(pin.Frame(f"{side}_wheel_center", jid, model.getFrameId(f"{side}_knee"), axle, pin.FrameType.OP_FRAME))
+            parent = jid
+    return model
+
+
+class WheeledBiped(MultibodyModel):
+    """The wheeled biped as a PinnZoo-style model (module docstring).
+
+    ``mu``: friction coefficient of the wheels; ``kinematics``: ``"contact"``
+    (ground contact points) or ``"center"`` (wheel centers);
+    ``standing_height``: base height in :meth:`init_state`.
+    """
+
+    def __init__(self, mu: float = 0.3, kinematics: str = "contact", standing_height: float = 0.5, dims: BipedDimensions = BipedDimensions()) -> None:
+        if kinematics not in KINEMATICS:
+            raise ValueError(f"kinematics: expected one of {KINEMATICS}, got {kinematics!r}")
+        if not (np.isfinite(mu) and mu > 0):
+            raise ValueError(f"mu: expected a positive friction coefficient, got {mu!r}")
+        pin_model = wheeled_biped_model(dims)
+        self.wheel_centers = tuple(f"{side}_wheel_center" for side in SIDES)
+        self.wheels = tuple(f"{side}_wheel" for side in SIDES)
+        bodies = self.wheels if kinematics == "contact" else self.wheel_centers
+        super().__init__(pin_model, kinematics_bodies=bodies, name="wheeled_biped")
+        self.mu = float(mu)
+        self.dims = dims
+        self.contact_kinematics = kinematics == "contact"
+        self.standing_height = float(standing_height)
+        self.legs = legs_from_feet(pin_model, self.wheel_centers)
+        limits = read_urdf_limits(pin_model)
+        self.joint_names = limits.names
+        self.joint_lower, self.joint_upper = limits.lower, limits.upper
+        self._leg_rows = [np.asarray(leg.v_indices) - BASE_NV for leg in self.legs]
+        self._wheel_rows = np.array([pin_model.joints[pin_model.getJointId(w)].idx_v - BASE_NV for w in self.wheels])
+
+    # -------------------------------------------------- contact kinematics
+    def _contact(self, q: Any, wheel: str) -> Tuple[Any, Any, Any]:
+        """Contact point (3,), contact frame (3x3) and material-point Jacobian (3 x nv) of ``wheel``."""
+        R, c = self.tree.frame_placement(q, wheel)
+        a = R[:, 1]  # wheel axis (+y of the wheel joint frame), unchanged by the wheel's spin
+        up = ca.DM([0.0, 0.0, 1.0])
+        u_raw = up - a[2] * a
+        u = u_raw / ca.norm_2(u_raw)
+        J = self.tree.frame_jacobian(q, wheel, "LOCAL_WORLD_ALIGNED")
+        point = c - self.dims.wheel_radius * u
+        return point, ca.horzcat(ca.cross(a, u), a, u), J[:3, :] + self.dims.wheel_radius * skew(u) @ J[3:, :]
+
+    def _kin(self, x: ca.SX) -> ca.SX:
+        if not self.contact_kinematics:
+            return super()._kin(x)
+        return ca.vertcat(*[self._contact(x[: self.nq], w)[0] for w in self.wheels])
+
+    def _kin_rot(self, x: ca.SX) -> ca.SX:
+        if not self.contact_kinematics:
+            return super()._kin_rot(x)
+        return ca.vertcat(*[self._contact(x[: self.nq], w)[1] for w in self.wheels])
+
+    def _Jv(self, x: ca.SX) -> ca.SX:
+        if not self.contact_kinematics:
+            return super()._Jv(x)
+        return ca.vertcat(*[self._contact(x[: self.nq], w)[2] for w in self.wheels])
+
+    def _aba(self, s: Dict[str, ca.SX]) -> ca.SX:
+        if not self.contact_kinematics:
+            return super()._aba(s)
+        q, v = self._qv(s["x"])
+        return self.tree.aba(q, v, s["tau"] + self._JTf(s))
+
+    def _rnea(self, s: Dict[str, ca.SX]) -> ca.SX:
+        if not self.contact_kinematics:
+            return super()._rnea(s)
+        q, v = self._qv(s["x"])
+        return self.tree.rnea(q, v, s["vdot"]) - self._JTf(s)
+
+    # ------------------------------------------------------- inverse kinematics
+    def _config(self, x: Any) -> np.ndarray:
+        x = B.vector(x, None, "x")
+        if x.shape[0] not in (self.nq, self.nx):
+            raise ValueError(f"x: expected a configuration ({self.nq},) or a state ({self.nx},), got {x.shape}")
+        return x[: self.nq]
+
+    def inverse_kinematics(self, x: Any, wheel_locs: Any) -> np.ndarray:
+        """Both analytic IK solutions (nu x 2 = 8 x 2) putting the wheel CENTERS at ``wheel_locs``.
+
+        ``x``: configuration or state (base pose, wheel angles); ``wheel_locs``
+        (2, 3) or (6,), WORLD positions of the left and right wheel centers.
+        Rows are the nominal joint order; a leg's hip/thigh/knee rows hold its
+        two solutions (:func:`models.leg_ik.leg_ik`; ``NaN`` where unreachable),
+        the wheel rows the wheel angles of ``x`` (they do not move the center).
+        """
+        q = self._config(x)
+        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], wheel_locs)
+        out = np.empty((self.nu, 2))
+        for i, rows in enumerate(self._leg_rows):
+            out[rows] = per_leg[3 * i : 3 * i + 3]
+        out[self._wheel_rows] = q[BASE_NQ:][self._wheel_rows, None]
+        return out
+
+    def nearest_ik(self, x: Any, wheel_locs: Any, obey_limits: bool = True) -> np.ndarray:
+        """Joint angles (nu,) reaching ``wheel_locs`` closest, per leg, to the joints of ``x``; wheels unchanged.
+
+        Raises ``ValueError`` naming the leg when no solution is reachable (or
+        within the joint limits when ``obey_limits``).
+        """
+        q = self._config(x)
+        sols = self.inverse_kinematics(q, wheel_locs)
+        rows = np.concatenate(self._leg_rows)
+        joints = q[BASE_NQ:].copy()
+        joints[rows] = nearest_ik(joints[rows], sols[rows], obey_limits=obey_limits, limits=(self.joint_lower[rows], self.joint_upper[rows]))
+        return joints
+
+    def fix_joint_limits(self, x: Any, suppress_error: bool = False) -> np.ndarray:
+        """``x`` (configuration or state) with joint angles wrapped by 2 pi into their limits (wheels unbounded)."""
+        x = np.array(B.vector(x, None, "x"), dtype=float)
+        self._config(x)
+        rows = np.concatenate(self._leg_rows)  # the wheels have no limits
+        names = [self.joint_names[i] for i in rows]
+        x[BASE_NQ + rows] = fix_joint_limits(x[BASE_NQ + rows], self.joint_lower[rows], self.joint_upper[rows], suppress_error=suppress_error, names=names)
+        return x
+
+    def wheels_under_hips(self, height: float) -> np.ndarray:
+        """Wheel centers (2, 3) in the BASE frame below the hips (zero-angle lateral offsets), ``height`` below the base."""
+        centers = np.array([leg.hip_pos + leg.hip_to_thigh + leg.thigh + leg.calf for leg in self.legs])
+        centers[:, 2] = -height
+        return centers
+
+    def init_state(self) -> np.ndarray:
+        """Standing at rest: base level at :attr:`standing_height`, wheels under the hips touching ``z = 0``."""
+        x = np.zeros(self.nx)
+        x[2], x[3] = self.standing_height, 1.0
+        centers = self.wheels_under_hips(self.standing_height - self.dims.wheel_radius) + x[BASE_POS]
+        x[BASE_NQ : self.nq] = self.nearest_ik(x, centers)
+        return x

@@ -1,0 +1,137 @@
+"""Legged gait optimization (issue 5): schedules, the Go1/Go2 gait problems, replay."""
+import numpy as np
+import pytest
+
+import problems
+from models import Go1
+from trajopt import solve
+from trajopt.legged import ContactSchedule, LeggedProblem, gait, jump, swing_apex_knots
+from trajopt.legged.replay import replay
+
+TOL = 1e-6  # acceptance tolerance of the issue (IPOPT converges to 1e-8)
+
+
+def test_trot_schedule_matches_crocoddyl_timing():
+    s = gait("trot")
+    assert s.N == 31 and np.isclose(s.duration, 0.6)
+    fl, fr, rl, rr = (s.stance[:, i] for i in range(4))
+    assert np.array_equal(fl, rr) and np.array_equal(fr, rl)  # diagonal pairs
+    assert s.swings(1) == [(2, 14)] and s.swings(0) == [(17, 29)]  # 2 support, 13 swing, 2 support, 13 swing
+    assert s.stance[[0, 1, 15, 16, 30]].all()
+    text = s.diagram()
+    assert "FL_foot |#################.............#|" in text
+
+
+@pytest.mark.parametrize("name", ["pace", "bound", "pronk", "stand"])
+def test_gait_templates(name):
+    s = gait(name, cycles=2)
+    assert s.N == 61
+    if name == "stand":
+        assert s.stance.all()
+    elif name == "pronk":
+        assert (~s.stance.any(axis=1)).sum() > 0  # flight knots
+    else:
+        assert s.stance.sum(axis=1).min() == 2
+
+
+def test_schedule_bad_input():
+    with pytest.raises(ValueError, match="unknown gait 'gallop'"):
+        gait("gallop")
+    with pytest.raises(ValueError, match="stance"):
+        ContactSchedule(("a", "b"), np.ones((5, 3), bool), 0.02)
+    with pytest.raises(ValueError, match="period"):
+        gait("trot", period=0.61)
+    robot = Go1()
+    with pytest.raises(ValueError, match="not frames"):
+        LeggedProblem(robot, gait("trot", foot_names=("FL_foot", "FR_foot", "RL_foot", "paw")))
+    with pytest.raises(ValueError, match="schedule: has 3 feet"):
+        LeggedProblem(robot, ContactSchedule(("FL_foot", "FR_foot", "RL_foot"), np.ones((5, 3), bool), 0.02))
+    schedule = gait("trot")
+    with pytest.raises(ValueError, match="schedule: has 31 knots but the problem has N = 20"):
+        schedule.check_length(20)
+
+
+def check_gait_solution(problem, solution):
+    """The issue's acceptance checks at every knot."""
+    assert solution.success, solution.status
+    assert solution.max_violation < TOL
+    robot, sched, cm = problem.robot, problem.schedule, problem.contact_model
+    X, W = solution.states, solution.controls
+    feet = np.array([np.asarray(robot.kinematics(x)).reshape(-1, 3) for x in X])
+    st = sched.stance
+    # stance feet on their footholds, swing feet above ground, apex reached
+    assert np.abs(feet[st] - problem.footholds[st]).max() < TOL
+    assert feet[~st][:, 2].min() >= -TOL
+    for i in range(robot.nc):
+        for k in swing_apex_knots(sched, i):
+            assert feet[k, i, 2] >= problem.footholds[k, i, 2] + problem.swing_apex - TOL
+    # unilateral force and friction pyramid in stance, zero force in swing
+    F = W[:, cm.f_slice].reshape(len(X), robot.nc, 3)
+    assert np.abs(F[~st]).max(initial=0.0) < TOL
+    fx, fy, fz = F[st].T
+    assert fz.min() >= -TOL
+    assert (robot.mu * fz - np.abs(fx)).min() >= -TOL and (robot.mu * fz - np.abs(fy)).min() >= -TOL
+    # torques within the URDF limits, final base position commanded
+    assert (np.abs(W[:, cm.u_slice]) - robot.torque_limits()).max() <= TOL
+    assert np.linalg.norm(X[-1, :3] - problem.target_base_position) < 1e-3
+    # the inverse-dynamics residual really is the manipulator equation (checked with pinocchio's rnea)
+    import pinocchio as pin
+
+    data = robot.pin_model.createData()
+    for x, w in zip(X, W):
+        q_pin = robot.change_order(x[: robot.nq], "nominal", "pinocchio")
+        u, f, a = cm.split_control(w) if cm.formulation == "inverse" else (w[cm.u_slice], w[cm.f_slice], None)
+        if a is None:
+            continue
+        pin.framesForwardKinematics(robot.pin_model, data, q_pin)
+        Jt_f = sum(pin.computeFrameJacobian(robot.pin_model, data, q_pin, robot.pin_model.getFrameId(b), pin.LOCAL_WORLD_ALIGNED)[:3].T @ f[3 * i : 3 * i + 3] for i, b in enumerate(robot.kinematics_bodies))
+        tau = pin.rnea(robot.pin_model, data, q_pin, x[robot.nq :], a)
+        assert np.abs(tau - Jt_f - robot.B_func() @ u).max() < TOL * max(1.0, np.abs(tau).max())
+
+
+@pytest.fixture(scope="module")
+def go1_trot():
+    problem = problems.get("go1-trot")
+    return problem, solve(problem)
+
+
+def test_go1_trot_solves_and_meets_the_contact_constraints(go1_trot):
+    problem, solution = go1_trot
+    check_gait_solution(problem, solution)
+    assert solution.transcription == "trapezoidal"
+
+
+def test_go1_trot_replay_drift_is_bounded(go1_trot):
+    # Open-loop replay with the planned contacts enforced: the plan's trapezoidal
+    # collocation error (h = 0.02 s) feeds an unstable (falling) system, so the
+    # drift grows; measured 1.9 mm / 0.63 deg / 7.4 mm (feet) over 0.6 s.
+    problem, solution = go1_trot
+    result = replay(problem, solution, substeps=10)
+    assert result.base_position_drift.max() < 0.01
+    assert np.degrees(result.base_orientation_drift.max()) < 3.0
+    assert result.foot_drift.max() < 0.02
+    assert np.all(np.isfinite(result.states))
+
+
+@pytest.mark.parametrize("name", ["go1-pace", "go1-bound", "go1-jump", "go2-trot"])
+def test_other_gaits_solve(name):
+    problem = problems.get(name)
+    check_gait_solution(problem, solve(problem))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("formulation, transcription", [("forward", "trapezoidal"), ("forward", "hermite_simpson"), ("inverse", "hermite_simpson")])
+def test_go1_trot_other_formulations(formulation, transcription):
+    problem = problems.get("go1-trot", formulation=formulation)
+    check_gait_solution(problem, solve(problem, transcription=transcription))
+
+
+def test_inverse_formulation_refuses_multiple_shooting():
+    with pytest.raises(ValueError, match="multiple shooting"):
+        solve(problems.get("go1-trot"), transcription="multiple_shooting")
+
+
+def test_jump_has_a_flight_phase():
+    s = jump()
+    flight = ~s.stance.any(axis=1)
+    assert flight.sum() == 10 and s.stance[0].all() and s.stance[-1].all()

@@ -1,0 +1,163 @@
+"""Costs of an optimal-control problem: running costs (integrated) and terminal costs.
+
+The objective is
+
+    J = sum_running  integral_0^tf l(x(t), u(t), p(t)) dt  +  sum_terminal  phi(x(tf), p_f)
+
+Each transcription approximates the integral with its own quadrature
+(trapezoid, Simpson, or the shooting integrator). Running-cost parameters are
+given per knot (N, np); between knots the transcription uses
+:meth:`RunningCost.midpoint_params` (the mean by default).
+
+LQR-style costs are measured in the error state, ``dx = state_error(x, x_ref)``
+(DESIGN.md), so they are valid for quaternions: the attitude part of ``dx`` is
+the full rotation angle (axis-angle), i.e. a weight ``w`` here corresponds to
+``4 w`` in RobotDynamics.jl's half-angle (Cayley) error.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, List
+
+import casadi as ca
+import numpy as np
+
+from .knot_function import KnotFunctionLike, knot_function, knot_params
+from .manifold import interpolate_states
+
+
+def _weight(W: Any, n: int, name: str) -> np.ndarray:
+    """A symmetric positive semi-definite weight from a (n,) diagonal or an (n, n) matrix."""
+    W = np.asarray(W, dtype=float)
+    if W.shape == (n,):
+        W = np.diag(W)
+    if W.shape != (n, n):
+        raise ValueError(f"{name}: expected shape ({n},) or ({n}, {n}), got {W.shape}")
+    if np.isnan(W).any() or not np.allclose(W, W.T, rtol=0, atol=1e-12 * max(1.0, np.abs(W).max())):
+        raise ValueError(f"{name}: expected a symmetric matrix without NaN")
+    if np.linalg.eigvalsh(W).min() < -1e-12 * max(1.0, np.abs(W).max()):
+        raise ValueError(f"{name}: expected a positive semi-definite matrix")
+    return W
+
+
+class Cost(ABC):
+    """A scalar ``l(x, u, p)`` of one knot with per-knot parameters ``p``."""
+
+    #: True for terminal costs (evaluated once, at the last knot)
+    terminal: bool = False
+
+    @abstractmethod
+    def function(self, model: Any) -> ca.Function:
+        """``casadi.Function`` ``l(x, u, p) -> (1, 1)`` (SX where possible)."""
+
+    @abstractmethod
+    def params(self, model: Any, N: int) -> np.ndarray:
+        """Numeric parameters: (N, np) for running costs, (1, np) for terminal costs."""
+
+
+class RunningCost(Cost):
+    """A cost rate integrated over the horizon."""
+
+    def midpoint_params(self, model: Any, P: np.ndarray) -> np.ndarray:
+        """Parameters (N - 1, np) in the middle of each interval, from the knots' (N, np): the mean."""
+        return 0.5 * (P[:-1] + P[1:])
+
+
+class TerminalCost(Cost):
+    """A cost of the final state only, ``phi(x_N, p)``."""
+
+    terminal = True
+
+
+class QuadraticCost(RunningCost):
+    """LQR tracking rate ``l = 1/2 dx^T Q dx + 1/2 du^T R du``, ``dx = state_error(x, x_ref)``, ``du = u - u_ref``.
+
+    ``Q`` is (m, m) or its diagonal (m,) with ``m = model.error_dim``; ``R`` is
+    (nu, nu) or (nu,). ``x_ref`` (n,) or per knot (N, n); ``u_ref`` (nu,) or
+    (N, nu), zero by default. Between knots the reference state is the
+    manifold midpoint of its neighbours and the reference control their mean.
+    """
+
+    def __init__(self, model: Any, Q: Any, R: Any, x_ref: Any, u_ref: Any = None) -> None:
+        self.m, self.nx, self.nu = model.error_dim, model.state_dim, model.control_dim
+        self.Q, self.R = _weight(Q, self.m, "Q"), _weight(R, self.nu, "R")
+        self.x_ref = np.asarray(x_ref, dtype=float)
+        self.u_ref = np.zeros(self.nu) if u_ref is None else np.asarray(u_ref, dtype=float)
+        for arr, n, name in ((self.x_ref, self.nx, "x_ref"), (self.u_ref, self.nu, "u_ref")):
+            if arr.shape[-1:] != (n,) or arr.ndim > 2 or np.isnan(arr).any():
+                raise ValueError(f"{name}: expected shape ({n},) or (N, {n}) without NaN, got {arr.shape}")
+
+    def function(self, model: Any) -> ca.Function:
+        x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", self.nu), ca.SX.sym("p", self.nx + self.nu)
+        dx, du = model.state_error(x, p[: self.nx]), u - p[self.nx :]
+        l = 0.5 * ca.bilin(self.Q, dx, dx) + 0.5 * ca.bilin(self.R, du, du)
+        return ca.Function("quadratic_cost", [x, u, p], [l], ["x", "u", "p"], ["out"])
+
+    def params(self, model: Any, N: int) -> np.ndarray:
+        return np.hstack([knot_params(self.x_ref, N, self.nx, "x_ref"), knot_params(self.u_ref, N, self.nu, "u_ref")])
+
+    def midpoint_params(self, model: Any, P: np.ndarray) -> np.ndarray:
+        X, U = P[:, : self.nx], P[:, self.nx :]
+        Xm = np.array([interpolate_states(model, a, b, [0.5])[0] for a, b in zip(X[:-1], X[1:])])
+        return np.hstack([Xm, 0.5 * (U[:-1] + U[1:])])
+
+
+class QuadraticTerminalCost(TerminalCost):
+    """``phi = 1/2 dx^T Qf dx`` with ``dx = state_error(x_N, x_ref)``; ``Qf`` (m, m) or (m,)."""
+
+    def __init__(self, model: Any, Qf: Any, x_ref: Any) -> None:
+        self.nx = model.state_dim
+        self.Qf = _weight(Qf, model.error_dim, "Qf")
+        self.x_ref = np.asarray(x_ref, dtype=float)
+        if self.x_ref.shape != (self.nx,) or np.isnan(self.x_ref).any():
+            raise ValueError(f"x_ref: expected shape ({self.nx},) without NaN, got {self.x_ref.shape}")
+
+    def function(self, model: Any) -> ca.Function:
+        x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", model.control_dim), ca.SX.sym("p", self.nx)
+        dx = model.state_error(x, p)
+        return ca.Function("quadratic_terminal_cost", [x, u, p], [0.5 * ca.bilin(self.Qf, dx, dx)], ["x", "u", "p"], ["out"])
+
+    def params(self, model: Any, N: int) -> np.ndarray:
+        return self.x_ref.reshape(1, -1)
+
+
+class FunctionCost(RunningCost):
+    """A user cost rate ``fn(x)``, ``fn(x, u)`` or ``fn(x, u, p)`` (casadi.Function or callable, scalar).
+
+    ``params``: (np,) for all knots or (N, np) per knot.
+    """
+
+    def __init__(self, fn: KnotFunctionLike, params: Any = None, name: str = "function_cost") -> None:
+        self.fn, self.raw_params, self.name = fn, params, name
+
+    def function(self, model: Any) -> ca.Function:
+        np_ = 0 if self.raw_params is None else np.shape(self.raw_params)[-1]
+        return knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name, scalar=True)
+
+    def params(self, model: Any, N: int) -> np.ndarray:
+        return knot_params(self.raw_params, N, None, f"{self.name} params")
+
+
+class FunctionTerminalCost(TerminalCost):
+    """A user terminal cost ``fn(x)`` or ``fn(x, u, p)`` with parameters ``params`` (np,)."""
+
+    def __init__(self, fn: KnotFunctionLike, params: Any = None, name: str = "function_terminal_cost") -> None:
+        self.fn, self.name = fn, name
+        self.raw_params = None if params is None else np.asarray(params, dtype=float).reshape(-1)
+
+    def function(self, model: Any) -> ca.Function:
+        np_ = 0 if self.raw_params is None else self.raw_params.size
+        return knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name, scalar=True)
+
+    def params(self, model: Any, N: int) -> np.ndarray:
+        return knot_params(self.raw_params, 1, None, f"{self.name} params")
+
+
+def sum_costs(functions: List[ca.Function], param_dims: List[int], nx: int, nu: int, name: str) -> ca.Function:
+    """``L(x, u, p) = sum_i l_i(x, u, p_i)`` (SX) from cost functions ``l_i(x, u, p_i)``; ``p`` stacks the ``p_i``."""
+    x, u, p = ca.SX.sym("x", nx), ca.SX.sym("u", nu), ca.SX.sym("p", sum(param_dims))
+    total, off = ca.SX(0), 0
+    for fn, k in zip(functions, param_dims):
+        total += fn(x, u, p[off : off + k])
+        off += k
+    return ca.Function(name, [x, u, p], [total], ["x", "u", "p"], ["out"])

@@ -1,0 +1,221 @@
+"""The optimal-control problem: model, horizon, costs, constraints, bounds, initial guess.
+
+A :class:`Problem` states *what* to solve, independently of the transcription:
+
+    minimize    sum integral_0^tf l(x, u, p) dt + sum phi(x(tf), p_f)
+    subject to  xdot = f(x, u, t)                          (model)
+                x(0) = x0                                  (if x0 is given)
+                lower_k <= c(x_k, u_k, p_k) <= upper_k      (constraints at chosen knots)
+                x_lb_k <= x_k <= x_ub_k,  u_lb_k <= u_k <= u_ub_k   (per-knot bounds)
+                tf fixed, or tf in [lower, upper] (:class:`FreeTime`)
+
+on ``N`` knots ``t_k = k tf / (N - 1)``, k = 0..N-1. Every call that adds data
+validates it immediately and raises ``ValueError`` naming the argument with
+its expected and actual shape.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from .constraints import Constraint, GoalConstraint, ResolvedConstraint
+from .costs import Cost
+from .knot_function import per_knot, resolve_knots
+from .manifold import interpolate_states, normalize_quaternions, quaternion_slices
+
+#: Tolerance on the norm of user-given quaternions (DESIGN.md).
+UNIT_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class FreeTime:
+    """A free final time ``tf`` in ``[lower, upper]`` with initial guess ``guess``."""
+
+    lower: float
+    upper: float
+    guess: float
+
+    def __post_init__(self) -> None:
+        vals = (self.lower, self.upper, self.guess)
+        if not all(np.isfinite(v) for v in vals) or not 0 < self.lower <= self.guess <= self.upper:
+            raise ValueError(f"tf: FreeTime needs finite 0 < lower <= guess <= upper, got lower={self.lower}, guess={self.guess}, upper={self.upper}")
+
+
+class Problem:
+    """An optimal-control problem on ``N`` knots (see module docstring).
+
+    :attr:`default_transcription` is what :func:`trajopt.solve` uses when no
+    transcription is given; problem classes whose formulation suits another
+    scheme better (e.g. the legged problem: trapezoidal) override it.
+
+    Parameters
+    ----------
+    model:
+        A :class:`models.Model` (its ``control_bounds()`` are the default control bounds).
+    N:
+        Number of knots (>= 2).
+    tf:
+        Final time (> 0), or a :class:`FreeTime`.
+    x0:
+        Initial state (n,), fixed; ``None`` leaves it free. Quaternions must be unit (1e-6).
+    """
+
+    default_transcription: str = "hermite_simpson"
+
+    def __init__(self, model: Any, N: int, tf: float | FreeTime, x0: Any = None, name: str = "problem") -> None:
+        if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+            raise ValueError(f"N: expected an int >= 2, got {N!r}")
+        if not isinstance(tf, FreeTime):
+            if isinstance(tf, bool) or not isinstance(tf, (int, float, np.number)) or not np.isfinite(tf) or tf <= 0:
+                raise ValueError(f"tf: expected a finite float > 0 or a FreeTime, got {tf!r}")
+            tf = float(tf)
+        self.model, self.N, self.tf, self.name = model, int(N), tf, name
+        self.nx, self.nu = model.state_dim, model.control_dim
+        self._x0 = None if x0 is None else self._check_state(x0, "x0")
+        self.costs: List[Cost] = []
+        self.constraints: List[Constraint] = []
+        lb, ub = model.control_bounds()
+        self.state_lower = np.full((self.N, self.nx), -np.inf)
+        self.state_upper = np.full((self.N, self.nx), np.inf)
+        self.control_lower = per_knot(lb, self.N, self.nu, "model.control_bounds() lower")
+        self.control_upper = per_knot(ub, self.N, self.nu, "model.control_bounds() upper")
+        self._guess_states: Optional[np.ndarray] = None
+        self._guess_controls: Optional[np.ndarray] = None
+
+    def __repr__(self) -> str:
+        tf = f"tf in [{self.tf.lower}, {self.tf.upper}]" if isinstance(self.tf, FreeTime) else f"tf={self.tf}"
+        return f"<Problem {self.name}: {type(self.model).__name__}, N={self.N}, {tf}, {len(self.costs)} costs, {len(self.constraints)} constraints>"
+
+    # ------------------------------------------------------------ validation
+    def _check_state(self, x: Any, name: str) -> np.ndarray:
+        arr = np.asarray(x, dtype=float)
+        if arr.shape != (self.nx,):
+            raise ValueError(f"{name}: expected shape ({self.nx},), got {arr.shape}")
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name}: contains NaN or inf")
+        for s in quaternion_slices(self.model):
+            nrm = np.linalg.norm(arr[s])
+            if abs(nrm - 1) > UNIT_TOL:
+                raise ValueError(f"{name}: quaternion {name}[{s.start}:{s.stop}] has norm {nrm:.9g}, expected 1")
+        return arr
+
+    # ------------------------------------------------------------ building
+    @property
+    def x0(self) -> Optional[np.ndarray]:
+        """The fixed initial state (n,), or ``None`` when it is free.
+
+        Assigning a new state (validated) is read by an already built solver at
+        its next solve; switching between fixed and free needs a new solver.
+        """
+        return self._x0
+
+    @x0.setter
+    def x0(self, value: Any) -> None:
+        self._x0 = None if value is None else self._check_state(value, "x0")
+
+    def check_transcription(self, name: str) -> None:
+        """Raise ``ValueError`` if the transcription ``name`` cannot solve this problem (all can, here)."""
+
+    @property
+    def free_time(self) -> bool:
+        """True when ``tf`` is a decision variable."""
+        return isinstance(self.tf, FreeTime)
+
+    @property
+    def tf_guess(self) -> float:
+        """The fixed ``tf``, or the guess of a free one."""
+        return self.tf.guess if isinstance(self.tf, FreeTime) else self.tf
+
+    def times(self, tf: float | None = None) -> np.ndarray:
+        """Knot times (N,) for final time ``tf`` (default: :attr:`tf_guess`)."""
+        return np.linspace(0.0, self.tf_guess if tf is None else tf, self.N)
+
+    def add_cost(self, cost: Cost) -> "Problem":
+        """Add a running or terminal :class:`trajopt.costs.Cost` (validated now). Returns ``self``."""
+        if not isinstance(cost, Cost):
+            raise ValueError(f"cost: expected a trajopt.costs.Cost, got {type(cost).__name__}")
+        cost.function(self.model)
+        cost.params(self.model, self.N)
+        self.costs.append(cost)
+        return self
+
+    def add_constraint(self, constraint: Constraint) -> "Problem":
+        """Add a :class:`trajopt.constraints.Constraint` (validated now). Returns ``self``."""
+        if not isinstance(constraint, Constraint):
+            raise ValueError(f"constraint: expected a trajopt.constraints.Constraint, got {type(constraint).__name__}")
+        constraint.resolve(self.model, self.N)
+        self.constraints.append(constraint)
+        return self
+
+    def resolved_constraints(self) -> List[ResolvedConstraint]:
+        """Every constraint with its numeric data for this horizon, in the order added."""
+        return [c.resolve(self.model, self.N) for c in self.constraints]
+
+    def _bound(self, lo: np.ndarray, hi: np.ndarray, lower: Any, upper: Any, knots: Any, name: str) -> None:
+        ks = resolve_knots(knots, self.N, f"{name} knots")
+        width = lo.shape[1]
+        L = per_knot(-np.inf if lower is None else lower, len(ks), width, f"{name} lower")
+        U = per_knot(np.inf if upper is None else upper, len(ks), width, f"{name} upper")
+        newlo, newhi = np.maximum(lo[ks], L), np.minimum(hi[ks], U)
+        if (newlo > newhi).any():
+            raise ValueError(f"{name}: empty bounds (lower > upper) at knots {sorted(set(ks[np.nonzero(newlo > newhi)[0]].tolist()))}")
+        lo[ks], hi[ks] = newlo, newhi
+
+    def bound_states(self, lower: Any = None, upper: Any = None, knots: Any = "all") -> "Problem":
+        """Intersect the state bounds at ``knots`` with ``[lower, upper]`` (scalar, (n,) or (K, n)).
+
+        Bounds act on the raw state vector (a quaternion's components are
+        bounded as numbers) and become IPOPT variable bounds. Returns ``self``.
+        """
+        self._bound(self.state_lower, self.state_upper, lower, upper, knots, "state bounds")
+        return self
+
+    def bound_controls(self, lower: Any = None, upper: Any = None, knots: Any = "all") -> "Problem":
+        """Intersect the control bounds at ``knots`` with ``[lower, upper]`` (scalar, (nu,) or (K, nu)).
+
+        Per-knot arrays express e.g. contact forces that must vanish in swing. Returns ``self``.
+        """
+        self._bound(self.control_lower, self.control_upper, lower, upper, knots, "control bounds")
+        return self
+
+    # ------------------------------------------------------------ initial guess
+    def set_initial_guess(self, states: Any = None, controls: Any = None) -> "Problem":
+        """Initial guess: ``states`` (N, n) and/or ``controls`` (N, nu) or (nu,) for every knot.
+
+        Quaternions in the guess are normalized. Returns ``self``.
+        """
+        if states is not None:
+            X = np.asarray(states, dtype=float)
+            if X.shape != (self.N, self.nx) or not np.isfinite(X).all():
+                raise ValueError(f"states: expected a finite array of shape ({self.N}, {self.nx}), got {X.shape}")
+            self._guess_states = normalize_quaternions(self.model, X)
+        if controls is not None:
+            self._guess_controls = per_knot(controls, self.N, self.nu, "controls")
+        return self
+
+    def goal(self) -> Optional[np.ndarray]:
+        """The state of a full-state :class:`GoalConstraint` at the final knot, if any."""
+        for c in self.constraints:
+            if isinstance(c, GoalConstraint) and c.full_state and resolve_knots(c.knots, self.N, "goal knots").tolist() == [self.N - 1]:
+                return c.x_goal
+        return None
+
+    def initial_guess(self) -> Tuple[np.ndarray, np.ndarray]:
+        """``(states (N, n), controls (N, nu))``: the user's guess, else defaults.
+
+        Default states interpolate from ``x0`` to the final goal on the manifold
+        (:func:`trajopt.manifold.interpolate_states`), or repeat ``x0`` without a
+        goal. Default controls are zero, clipped into the control bounds.
+        """
+        X = self._guess_states
+        if X is None:
+            if self.x0 is None:
+                raise ValueError("initial guess: x0 is free and no states were given; call set_initial_guess(states=...)")
+            goal = self.goal()
+            X = interpolate_states(self.model, self.x0, self.x0 if goal is None else goal, np.linspace(0, 1, self.N))
+        U = self._guess_controls
+        if U is None:
+            U = np.clip(np.zeros((self.N, self.nu)), self.control_lower, self.control_upper)
+        return X.copy(), U.copy()

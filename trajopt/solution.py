@@ -1,0 +1,169 @@
+"""The result of a solve: knot trajectory, solver report, duals, continuous evaluation, files.
+
+A :class:`Solution` carries the knot trajectory (``times`` (N,), ``states``
+(N, n), ``controls`` (N, nu)), the solver's report (status, iterations, wall
+times split into function evaluations and the solver's own work, constraint
+violations) and the full primal/dual iterate (``primal``, ``lam_x``,
+``lam_g``) needed to warm-start IPOPT. :meth:`Solution.evaluate` gives the
+continuous trajectory the transcription assumes between knots.
+
+Files (:meth:`Solution.save`) are one ``.npz`` archive: the arrays plus a
+``metadata`` entry holding a JSON object with the scalars (floats written with
+``repr`` precision, so a round trip is bit-exact).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, Dict, Tuple
+
+import numpy as np
+
+from .transcription import get_transcription
+
+#: Format tag written into saved files.
+FILE_FORMAT = "trajopt-solution-1"
+_ARRAYS = ("times", "states", "controls", "intervals", "knot_violation", "primal", "lam_x", "lam_g")
+
+
+@dataclass
+class Solution:
+    """A solved (or failed) trajectory optimization (module docstring).
+
+    Quaternions in ``states`` and ``intervals`` are projected to unit norm (the
+    NLP enforces it as an equality, to IPOPT's tolerance); ``primal`` is the raw
+    iterate. ``controls[N-1]`` repeats ``controls[N-2]`` for multiple shooting (the
+    control is held over the last interval). ``intervals`` (N-1, nz) are the
+    transcription's interval variables (Hermite-Simpson: ``[x_mid, u_mid]``).
+    ``solve_time`` is the wall time of the solver call, ``eval_time`` the part
+    spent evaluating NLP functions (from ``solver.stats()``) and
+    ``solver_time = solve_time - eval_time`` IPOPT's own work (mostly MUMPS).
+    ``max_violation`` is the largest bound or constraint violation at the
+    returned point and ``knot_violation`` (N,) its largest value per knot.
+    """
+
+    times: np.ndarray
+    states: np.ndarray
+    controls: np.ndarray
+    tf: float
+    objective: float
+    status: str
+    success: bool
+    iterations: int
+    solve_time: float
+    eval_time: float
+    solver_time: float
+    build_time: float
+    max_violation: float
+    knot_violation: np.ndarray
+    transcription: str
+    intervals: np.ndarray
+    primal: np.ndarray
+    lam_x: np.ndarray
+    lam_g: np.ndarray
+    problem_name: str = ""
+    problem: Any = field(default=None, repr=False, compare=False)
+    _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def N(self) -> int:
+        """Number of knots."""
+        return self.times.shape[0]
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
+        """State and control at time(s) ``t`` in ``[0, tf]``, as the transcription interpolates.
+
+        Trapezoidal: linear ``u``, quadratic ``x``; Hermite-Simpson: cubic
+        Hermite ``x``, quadratic ``u``; multiple shooting: ``u`` held,
+        ``x`` one integrator step from the knot (states on the manifold, in
+        the chart of the interval's first knot). Returns ``(x, u)`` of shapes
+        (n,), (nu,) for a scalar ``t`` or (K, n), (K, nu) for K times. Needs the
+        :class:`~trajopt.Problem` (attached by the solver, or given to :meth:`load`).
+        """
+        if self.problem is None:
+            raise ValueError("evaluate: this solution has no problem attached; pass problem= to Solution.load")
+        ts = np.atleast_1d(np.asarray(t, dtype=float))
+        if ts.ndim != 1 or np.isnan(ts).any() or (ts < -1e-12 * self.tf).any() or (ts > self.tf * (1 + 1e-12)).any():
+            raise ValueError(f"t: expected times in [0, tf = {self.tf}], got {np.asarray(t)!r}")
+        N, h = self.N, self.tf / (self.N - 1)
+        k = np.clip(np.floor(ts / h).astype(int), 0, N - 2)
+        tau = ts - k * h
+        if self._interpolant is None:
+            self._interpolant = get_transcription(self.transcription).interpolant(self.problem.model)
+        fn = self._interpolant.map(len(ts))
+        x, u = fn(self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, k * h, h, tau)
+        x, u = np.asarray(x).T, np.asarray(u).T
+        return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
+
+    # ------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike, overwrite: bool = False) -> None:
+        """Write the solution to ``path`` (an ``.npz`` archive, see module docstring).
+
+        Refuses to replace an existing file (``FileExistsError``) unless ``overwrite``.
+        """
+        meta: Dict[str, Any] = {"format": FILE_FORMAT}
+        for f in fields(self):
+            if f.name not in _ARRAYS and f.init and f.name != "problem":
+                value = getattr(self, f.name)
+                meta[f.name] = value.item() if isinstance(value, np.generic) else value
+        arrays = {name: np.asarray(getattr(self, name), dtype=float) for name in _ARRAYS}
+        try:
+            with open(path, "wb" if overwrite else "xb") as fh:
+                np.savez(fh, metadata=np.array(json.dumps(meta)), **arrays)
+        except FileExistsError:
+            raise FileExistsError(f"path: {os.fspath(path)!r} exists; pass overwrite=True to replace it") from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, problem: Any = None) -> "Solution":
+        """Read a file written by :meth:`save`; ``problem`` (optional) enables :meth:`evaluate` and warm starts on it."""
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"path: no solution file at {os.fspath(path)!r}")
+        with np.load(path, allow_pickle=False) as data:
+            if "metadata" not in data.files:
+                raise ValueError(f"path: {os.fspath(path)!r} is not a trajopt solution file (no metadata)")
+            meta = json.loads(str(data["metadata"]))
+            if meta.pop("format", None) != FILE_FORMAT:
+                raise ValueError(f"path: {os.fspath(path)!r} is not a {FILE_FORMAT} file")
+            arrays = {name: data[name] for name in _ARRAYS}
+        sol = cls(**arrays, **meta)
+        if problem is not None:
+            sol.attach(problem)
+        return sol
+
+    def attach(self, problem: Any) -> "Solution":
+        """Attach the problem this solution solves (checks N and sizes). Returns ``self``."""
+        want = (self.N, self.states.shape[1], self.controls.shape[1])
+        got = (problem.N, problem.nx, problem.nu)
+        if want != got:
+            raise ValueError(f"problem: expected (N, n, nu) = {want} to match the solution, got {got}")
+        self.problem, self._interpolant = problem, None
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """Field-by-field equality (arrays compared exactly, NaN equal to NaN)."""
+        if not isinstance(other, Solution):
+            return NotImplemented
+        for f in fields(self):
+            if not f.compare:
+                continue
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if f.name in _ARRAYS:
+                if np.shape(a) != np.shape(b) or not np.array_equal(a, b, equal_nan=True):
+                    return False
+            elif a != b and not (isinstance(a, float) and np.isnan(a) and np.isnan(b)):
+                return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"<Solution {self.summary()}>"
+
+    def summary(self) -> str:
+        """One line: status, objective, iterations, times, violation."""
+        return (
+            f"{self.problem_name or 'problem'} [{self.transcription}]: {self.status} "
+            f"(J = {self.objective:.6g}, {self.iterations} iterations, {1e3 * self.solve_time:.1f} ms: "
+            f"{1e3 * self.eval_time:.1f} ms evaluations + {1e3 * self.solver_time:.1f} ms solver, "
+            f"max violation {self.max_violation:.2e})"
+        )

@@ -1,0 +1,101 @@
+"""The transcription interface: how one interval ``[t_k, t_k + h]`` becomes NLP rows.
+
+A transcription turns the continuous problem into stage-wise NLP pieces, each a
+``casadi.Function`` of one interval that the NLP maps over the N - 1 intervals
+(DESIGN rule 3):
+
+``interval_function(model, running_cost)``
+    inputs (by name, any subset of) ``x, u, z, x_next, u_next, f, f_next, t, h,
+    p, p_mid, p_next`` -- knot states (n) and controls (nu) at both ends, the
+    interval's own variables ``z`` (e.g. Hermite-Simpson midpoints), the raw
+    state derivatives ``f = model.dynamics(x, u, t)`` at both knots (computed
+    once per knot by the NLP and shared by neighbouring intervals), the start
+    time, the step, and running-cost parameters at the start, middle and end;
+    outputs ``defect`` (m = model.error_dim rows: the dynamics on the
+    manifold, one per tangent direction), ``cost`` (the interval's running
+    cost, scalar) and ``residual`` (extra equalities on ``z``, e.g. the unit
+    norm of midpoint quaternions; may be empty).
+
+``interpolant(model)``
+    ``(x, u, z, x_next, u_next, t, h, tau) -> (x(t + tau), u(t + tau))``, the
+    continuous trajectory the transcription assumes between knots.
+
+Implicit schemes are written in the local chart of ``x_k`` (see
+:mod:`trajopt.manifold`): ``y = state_error(., x_k)``, ``ydot = C(x_k, .) f``.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Dict, List, Tuple
+
+import casadi as ca
+import numpy as np
+
+#: Input names an interval function may declare, with their size kind.
+INTERVAL_INPUTS = ("x", "u", "z", "x_next", "u_next", "f", "f_next", "t", "h", "p", "p_mid", "p_next")
+
+
+class IntervalSymbols:
+    """SX symbols of one interval for a model, a running cost with ``np`` parameters and ``nz`` interval variables."""
+
+    def __init__(self, model: Any, param_dim: int, nz: int) -> None:
+        nx, nu = model.state_dim, model.control_dim
+        sym = ca.SX.sym
+        self.x, self.u, self.z = sym("x", nx), sym("u", nu), sym("z", nz)
+        self.x_next, self.u_next = sym("x_next", nx), sym("u_next", nu)
+        self.f, self.f_next = sym("f", nx), sym("f_next", nx)
+        self.t, self.h = sym("t"), sym("h")
+        self.p, self.p_mid, self.p_next = sym("p", param_dim), sym("p_mid", param_dim), sym("p_next", param_dim)
+
+    def function(self, name: str, inputs: List[str], outputs: Dict[str, Any]) -> ca.Function:
+        """A ``casadi.Function`` of the named inputs (in :data:`INTERVAL_INPUTS` order) and outputs."""
+        names = [n for n in INTERVAL_INPUTS if n in inputs]
+        return ca.Function(name, [getattr(self, n) for n in names], list(outputs.values()), names, list(outputs))
+
+
+class Transcription(ABC):
+    """A swappable direct transcription (module docstring)."""
+
+    #: registry name ("trapezoidal", ...)
+    name: str
+    #: order of accuracy of the states for smooth solutions
+    order: int
+    #: False when the final knot has no control variable (its control is held from knot N - 2)
+    final_control: bool = True
+
+    def interval_variables(self, model: Any) -> List[Tuple[str, int]]:
+        """Names and sizes of each interval's own decision variables ``z`` (none by default)."""
+        return []
+
+    def interval_size(self, model: Any) -> int:
+        """Total size ``nz`` of :meth:`interval_variables`."""
+        return sum(n for _, n in self.interval_variables(model))
+
+    def interval_points(self, model: Any) -> List[Tuple[slice, slice]]:
+        """``(state slice, control slice)`` of ``z`` for each collocation point inside an interval.
+
+        Hermite-Simpson has one (the midpoint); the default is none. Constraints
+        with ``midpoints=True`` are imposed there too, and their quaternions
+        are normalized in solutions.
+        """
+        return []
+
+    @abstractmethod
+    def interval_function(self, model: Any, running_cost: ca.Function) -> ca.Function:
+        """Defect, running cost and residual of one interval (module docstring)."""
+
+    @abstractmethod
+    def interpolant(self, model: Any) -> ca.Function:
+        """The continuous trajectory inside one interval (module docstring)."""
+
+    def interval_guess(self, model: Any, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
+        """Guess (N - 1, nz) of the interval variables from knot guesses (N, n), (N, nu)."""
+        return np.zeros((states.shape[0] - 1, 0))
+
+    def interval_bounds(self, model: Any, x_bounds: Tuple[np.ndarray, np.ndarray], u_bounds: Tuple[np.ndarray, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+        """Bounds (N - 1, nz) of the interval variables from per-knot state/control bounds."""
+        N = x_bounds[0].shape[0]
+        return np.zeros((N - 1, 0)), np.zeros((N - 1, 0))
+
+    def __repr__(self) -> str:
+        return f"<transcription {self.name}>"

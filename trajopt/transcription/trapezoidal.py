@@ -1,0 +1,46 @@
+"""Trapezoidal collocation on the manifold (order 2).
+
+In the chart of ``x_k`` (``y = state_error(., x_k)``, :mod:`trajopt.manifold`)::
+
+    ydot_0 = E_T(x_k) f_k,   ydot_1 = C(x_k, x_{k+1}) f_{k+1}
+    defect = state_error(x_{k+1}, x_k) - h/2 (ydot_0 + ydot_1)          (m rows)
+
+``C`` brings the velocity of ``x_{k+1}`` into the frame of ``x_k`` (body-frame
+velocities included), which keeps the scheme second order on the manifold.
+Running cost: ``h/2 (l(x_k, u_k, p_k) + l(x_{k+1}, u_{k+1}, p_{k+1}))``.
+Between knots the control is linear and the state quadratic in the chart:
+``y(tau) = tau ydot_0 + tau^2 / (2 h) (ydot_1 - ydot_0)``, ``x = apply_dx(x_k, y)``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import casadi as ca
+
+from ..manifold import chart_velocity
+from .base import IntervalSymbols, Transcription
+
+
+class Trapezoidal(Transcription):
+    """Trapezoidal collocation (module docstring)."""
+
+    name, order = "trapezoidal", 2
+
+    def interval_function(self, model: Any, running_cost: ca.Function) -> ca.Function:
+        s = IntervalSymbols(model, running_cost.size1_in(2), 0)
+        ydot0 = model.error_jacobian_T(s.x) @ s.f
+        ydot1 = chart_velocity(model, s.x, s.x_next, s.f_next)
+        defect = model.state_error(s.x_next, s.x) - s.h / 2 * (ydot0 + ydot1)
+        cost = s.h / 2 * (running_cost(s.x, s.u, s.p) + running_cost(s.x_next, s.u_next, s.p_next))
+        inputs = ["x", "u", "x_next", "u_next", "f", "f_next", "h", "p", "p_next"]
+        return s.function("trapezoidal_interval", inputs, {"defect": defect, "cost": cost, "residual": ca.SX(0, 1)})
+
+    def interpolant(self, model: Any) -> ca.Function:
+        s = IntervalSymbols(model, 0, 0)
+        tau = ca.SX.sym("tau")
+        ydot0 = model.error_jacobian_T(s.x) @ model.dynamics(s.x, s.u, s.t)
+        ydot1 = chart_velocity(model, s.x, s.x_next, model.dynamics(s.x_next, s.u_next, s.t + s.h))
+        y = tau * ydot0 + tau**2 / (2 * s.h) * (ydot1 - ydot0)
+        u = s.u + tau / s.h * (s.u_next - s.u)
+        args = [s.x, s.u, s.z, s.x_next, s.u_next, s.t, s.h, tau]
+        return ca.Function("trapezoidal_interpolant", args, [model.apply_dx(s.x, y), u], ["x", "u", "z", "x_next", "u_next", "t", "h", "tau"], ["x_tau", "u_tau"])
