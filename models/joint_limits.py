@@ -95,7 +95,8 @@ def fix_joint_limits(
             f"q_joints: joint {label} = {value:.6g} cannot be wrapped by 2 pi into "
             f"[{lower[j]:.6g}, {upper[j]:.6g}]"
         )
-    to_lower = np.abs(wrap_to_pi(q - lower))
-    to_upper = np.abs(wrap_to_pi(q - upper))
+    with np.errstate(invalid="ignore"):  # infinite limits give NaN distances, never used: such joints are never bad
+        to_lower = np.abs(wrap_to_pi(q - lower))
+        to_upper = np.abs(wrap_to_pi(q - upper))
     clamped = np.where(to_lower <= to_upper, lower, upper)
     return np.where(bad, clamped, fixed)

@@ -8,7 +8,9 @@ every 3-joint leg, its geometry read from the model). ``Go1()`` and ``Go2()``
 load the example-robot-data URDFs (nothing is downloaded).
 
 Joint vectors (``q_joints``, torques ``u``) are in the nominal (pinocchio) joint
-order; for Go1/Go2 the legs FL, FR, RL, RR, each (hip, thigh, calf).
+order; for Go1/Go2 the legs FL, FR, RL, RR, each (hip, thigh, calf). The
+wheeled biped (:mod:`models.wheeled_biped`) is a :class:`LeggedRobot` too,
+its legs ending at the wheel centres.
 """
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ import numpy as np
 from lie import _backend as B
 
 from .joint_limits import fix_joint_limits
-from .leg_ik import leg_ik, legs_from_feet, nearest_ik, quadruped_ik
-from .multibody_model import BASE_POS, BASE_QUAT, MultibodyModel
+from .leg_ik import legs_from_feet, nearest_ik, quadruped_ik
+from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
 from .robot_data import load_pinocchio_model, read_urdf_limits, urdf_path
 
 #: Foot frames of the Unitree quadrupeds, in the nominal leg order.
@@ -28,53 +30,68 @@ UNITREE_FEET = ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
 
 
 class LeggedRobot(MultibodyModel):
-    """A floating-base robot whose feet are point contacts.
+    """A floating-base robot with 3-joint legs ending in point feet or wheels.
 
     Parameters
     ----------
-    urdf:
-        Path of the URDF (a free-flyer root is added).
-    foot_frames:
-        Frame names of the feet (the kinematics bodies), one per 3-joint leg.
+    pin_model:
+        The ``pinocchio.Model`` (free-flyer root), e.g. from
+        :func:`models.robot_data.load_pinocchio_model`.
+    leg_ends:
+        Frame names at the end of each 3-joint leg (feet, or wheel centres):
+        the targets of the analytic inverse kinematics. Joints outside the
+        legs (wheels) are allowed; IK leaves them unchanged.
     mu:
-        Friction coefficient of the feet.
+        Friction coefficient of the contacts.
     standing_height:
-        Base height above the ground (the feet's frame origins at ``z = 0``) in
-        :meth:`init_state`.
+        Base height above the ground in :meth:`init_state`.
+    kinematics_bodies:
+        The contact points (default: ``leg_ends``).
+    leg_end_height:
+        Height of a leg end above the ground when standing (0 for point feet,
+        the wheel radius for wheel centres).
     """
 
-    def __init__(self, urdf: Any, foot_frames: Sequence[str], mu: float = 0.3, standing_height: float = 0.27, name: str = "legged") -> None:
-        pin_model = load_pinocchio_model(urdf, floating=True)
-        super().__init__(pin_model, kinematics_bodies=foot_frames, name=name, urdf_path=str(urdf))
-        if mu <= 0:
-            raise ValueError(f"mu: expected a positive friction coefficient, got {mu}")
+    def __init__(
+        self,
+        pin_model: Any,
+        leg_ends: Sequence[str],
+        mu: float = 0.3,
+        standing_height: float = 0.27,
+        kinematics_bodies: Optional[Sequence[str]] = None,
+        leg_end_height: float = 0.0,
+        name: str = "legged",
+        urdf_path: Optional[str] = None,
+    ) -> None:
+        if not (np.isfinite(mu) and mu > 0):
+            raise ValueError(f"mu: expected a positive friction coefficient, got {mu!r}")
+        super().__init__(pin_model, kinematics_bodies=leg_ends if kinematics_bodies is None else kinematics_bodies, name=name, urdf_path=urdf_path)
         self.mu = float(mu)
         self.standing_height = float(standing_height)
-        self.foot_frames = tuple(foot_frames)
-        self.legs = legs_from_feet(pin_model, foot_frames)
+        self.leg_end_height = float(leg_end_height)
+        self.leg_ends = tuple(leg_ends)
+        self.legs = legs_from_feet(pin_model, leg_ends)
         limits = read_urdf_limits(pin_model)
         self.joint_names = limits.names
         self.joint_lower, self.joint_upper = limits.lower, limits.upper
         self.velocity_limits, self.effort_limits = limits.velocity, limits.effort
         # rows of each leg's (hip, thigh, calf) in the joint vector (nominal order)
-        self._leg_rows = [np.asarray(leg.v_indices) - 6 for leg in self.legs]
-        covered = np.sort(np.concatenate(self._leg_rows))
-        if not np.array_equal(covered, np.arange(self.nu)):
-            raise ValueError(f"foot_frames: the legs of {list(foot_frames)} do not cover all {self.nu} joints exactly once")
+        self._leg_rows = [np.asarray(leg.v_indices) - BASE_NV for leg in self.legs]
+        rows = np.concatenate(self._leg_rows)
+        if len(set(rows.tolist())) != len(rows):
+            raise ValueError(f"leg_ends: the legs of {list(leg_ends)} share joints")
 
     # ------------------------------------------------------------------ limits
-    def torque_limits(self) -> np.ndarray:
-        """Joint torque limits (nu,) from the URDF's ``effort`` attributes."""
-        return np.where(self.effort_limits > 0, self.effort_limits, np.inf)
-
     def fix_joint_limits(self, x: Any, suppress_error: bool = False) -> np.ndarray:
         """``x`` (state or configuration) with joint angles wrapped by 2 pi into the limits.
 
         Where no representative fits, raise ``ValueError`` naming the joint, or
-        clamp to the nearest limit when ``suppress_error``.
+        clamp to the nearest limit when ``suppress_error``. Unbounded joints
+        (wheels) are left as they are.
         """
         x = np.array(self._config_or_state(x), dtype=float)
-        x[7 : 7 + self.nu] = fix_joint_limits(x[7 : 7 + self.nu], self.joint_lower, self.joint_upper, suppress_error=suppress_error, names=self.joint_names)
+        joints = slice(BASE_NQ, BASE_NQ + self.nu)
+        x[joints] = fix_joint_limits(x[joints], self.joint_lower, self.joint_upper, suppress_error=suppress_error, names=self.joint_names)
         return x
 
     # ------------------------------------------------------ inverse kinematics
@@ -84,48 +101,49 @@ class LeggedRobot(MultibodyModel):
             raise ValueError(f"x: expected a configuration ({self.nq},) or a state ({self.nx},), got {x.shape}")
         return x
 
-    def inverse_kinematics(self, x: Any, foot_locs: Any) -> np.ndarray:
-        """Both analytic IK solutions of every leg (nu x 2) for WORLD foot positions.
+    def inverse_kinematics(self, x: Any, leg_end_locs: Any) -> np.ndarray:
+        """Both analytic IK solutions of every leg (nu x 2) for WORLD leg-end positions.
 
-        ``x`` gives the base pose (configuration or state); ``foot_locs`` is
-        (3 nc,) or (nc, 3) in the order of :attr:`foot_frames`. Rows are the
-        nominal joint order; column ``j`` is solution ``j`` (for Unitree legs,
-        column 0 has the negative, usual knee angle); ``NaN`` where unreachable.
+        ``x`` gives the base pose (configuration or state); ``leg_end_locs`` is
+        (3 L,) or (L, 3) in the order of :attr:`leg_ends`. Rows are the nominal
+        joint order; column ``j`` is solution ``j`` (for Unitree legs, column 0
+        has the negative, usual knee angle); ``NaN`` where unreachable. Rows of
+        joints outside the legs (wheels) hold their current angles.
         """
-        q = self._config_or_state(x)
-        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], foot_locs)
-        out = np.empty((self.nu, 2))
+        q = self._config_or_state(x)[: self.nq]
+        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], leg_end_locs)
+        out = np.repeat(q[BASE_NQ:, None], 2, axis=1)
         for i, rows in enumerate(self._leg_rows):
             out[rows] = per_leg[3 * i : 3 * i + 3]
         return out
 
-    def nearest_ik(self, x: Any, foot_locs: Any, obey_limits: bool = True) -> np.ndarray:
-        """Joint angles (nu,) reaching ``foot_locs`` closest, per leg, to the joints in ``x``.
+    def nearest_ik(self, x: Any, leg_end_locs: Any, obey_limits: bool = True) -> np.ndarray:
+        """Joint angles (nu,) reaching ``leg_end_locs`` closest, per leg, to the joints in ``x``.
 
-        Raises ``ValueError`` naming the leg when no solution is reachable (or
-        within the joint limits when ``obey_limits``).
+        Joints outside the legs keep their angles. Raises ``ValueError`` naming
+        the leg when no solution is reachable (or within the joint limits when
+        ``obey_limits``).
         """
-        q = self._config_or_state(x)
-        sols = self.inverse_kinematics(q, foot_locs)
-        order = np.concatenate(self._leg_rows)
-        limits = (self.joint_lower[order], self.joint_upper[order])
-        q_legs = nearest_ik(q[7:][order], sols[order], obey_limits=obey_limits, limits=limits)
-        out = np.empty(self.nu)
-        out[order] = q_legs
-        return out
+        q = self._config_or_state(x)[: self.nq]
+        sols = self.inverse_kinematics(q, leg_end_locs)
+        rows = np.concatenate(self._leg_rows)
+        joints = q[BASE_NQ:].copy()
+        joints[rows] = nearest_ik(joints[rows], sols[rows], obey_limits=obey_limits, limits=(self.joint_lower[rows], self.joint_upper[rows]))
+        return joints
 
-    def foot_under_hip(self, height: float) -> np.ndarray:
-        """Feet directly under the hips (base frame, zero joint angles' lateral offset) at ``-height``: (nc, 3)."""
-        feet = np.array([leg.hip_pos + leg.hip_to_thigh + leg.thigh + leg.calf for leg in self.legs])
-        feet[:, 2] = -height
-        return feet
+    def leg_ends_under_hips(self, height: float) -> np.ndarray:
+        """Leg ends (L, 3) in the BASE frame straight below the hips (zero-angle lateral offsets), at ``-height``."""
+        ends = np.array([leg.hip_pos + leg.hip_to_thigh + leg.thigh + leg.calf for leg in self.legs])
+        ends[:, 2] = -height
+        return ends
 
     def init_state(self) -> np.ndarray:
-        """Standing state: base at :attr:`standing_height`, level, feet under the hips on the ground, at rest."""
+        """Standing at rest: base level at :attr:`standing_height`, leg ends under the hips,
+        :attr:`leg_end_height` above the ground (``z = 0``)."""
         x = np.zeros(self.nx)
         x[2], x[3] = self.standing_height, 1.0
-        feet_world = self.foot_under_hip(self.standing_height) + x[BASE_POS]
-        x[7 : 7 + self.nu] = self.nearest_ik(np.r_[x[: self.nq]], feet_world, obey_limits=True)
+        ends = self.leg_ends_under_hips(self.standing_height - self.leg_end_height) + x[BASE_POS]
+        x[BASE_NQ : self.nq] = self.nearest_ik(x, ends)
         return x
 
 
@@ -133,11 +151,13 @@ class Go1(LeggedRobot):
     """Unitree Go1 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet."""
 
     def __init__(self, mu: float = 0.3, standing_height: float = 0.27) -> None:
-        super().__init__(urdf_path("go1"), UNITREE_FEET, mu=mu, standing_height=standing_height, name="go1")
+        path = urdf_path("go1")
+        super().__init__(load_pinocchio_model(path), UNITREE_FEET, mu=mu, standing_height=standing_height, name="go1", urdf_path=str(path))
 
 
 class Go2(LeggedRobot):
     """Unitree Go2 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet."""
 
     def __init__(self, mu: float = 0.3, standing_height: float = 0.27) -> None:
-        super().__init__(urdf_path("go2"), UNITREE_FEET, mu=mu, standing_height=standing_height, name="go2")
+        path = urdf_path("go2")
+        super().__init__(load_pinocchio_model(path), UNITREE_FEET, mu=mu, standing_height=standing_height, name="go2", urdf_path=str(path))

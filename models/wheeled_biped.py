@@ -47,13 +47,9 @@ import casadi as ca
 import numpy as np
 import pinocchio as pin
 
-from lie import _backend as B
 from lie import skew
 
-from .joint_limits import fix_joint_limits
-from .leg_ik import legs_from_feet, nearest_ik, quadruped_ik
-from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
-from .robot_data import read_urdf_limits
+from .legged import LeggedRobot
 
 SIDES = ("left", "right")
 KINEMATICS = ("contact", "center")
@@ -126,7 +122,7 @@ def wheeled_biped_model(dims: BipedDimensions = BipedDimensions()) -> pin.Model:
     return model
 
 
-class WheeledBiped(MultibodyModel):
+class WheeledBiped(LeggedRobot):
     """The wheeled biped as a PinnZoo-style model (module docstring).
 
     ``mu``: friction coefficient of the wheels; ``kinematics``: ``"contact"``
@@ -137,23 +133,13 @@ class WheeledBiped(MultibodyModel):
     def __init__(self, mu: float = 0.3, kinematics: str = "contact", standing_height: float = 0.5, dims: BipedDimensions = BipedDimensions()) -> None:
         if kinematics not in KINEMATICS:
             raise ValueError(f"kinematics: expected one of {KINEMATICS}, got {kinematics!r}")
-        if not (np.isfinite(mu) and mu > 0):
-            raise ValueError(f"mu: expected a positive friction coefficient, got {mu!r}")
         pin_model = wheeled_biped_model(dims)
         self.wheel_centers = tuple(f"{side}_wheel_center" for side in SIDES)
         self.wheels = tuple(f"{side}_wheel" for side in SIDES)
         bodies = self.wheels if kinematics == "contact" else self.wheel_centers
-        super().__init__(pin_model, kinematics_bodies=bodies, name="wheeled_biped")
-        self.mu = float(mu)
+        super().__init__(pin_model, self.wheel_centers, mu=mu, standing_height=standing_height, kinematics_bodies=bodies, leg_end_height=dims.wheel_radius, name="wheeled_biped")
         self.dims = dims
         self.contact_kinematics = kinematics == "contact"
-        self.standing_height = float(standing_height)
-        self.legs = legs_from_feet(pin_model, self.wheel_centers)
-        limits = read_urdf_limits(pin_model)
-        self.joint_names = limits.names
-        self.joint_lower, self.joint_upper = limits.lower, limits.upper
-        self._leg_rows = [np.asarray(leg.v_indices) - BASE_NV for leg in self.legs]
-        self._wheel_rows = np.array([pin_model.joints[pin_model.getJointId(w)].idx_v - BASE_NV for w in self.wheels])
 
     # -------------------------------------------------- contact kinematics
     def _contact(self, q: Any, wheel: str) -> Tuple[Any, Any, Any]:
@@ -193,63 +179,3 @@ class WheeledBiped(MultibodyModel):
             return super()._rnea(s)
         q, v = self._qv(s["x"])
         return self.tree.rnea(q, v, s["vdot"]) - self._JTf(s)
-
-    # ------------------------------------------------------- inverse kinematics
-    def _config(self, x: Any) -> np.ndarray:
-        x = B.vector(x, None, "x")
-        if x.shape[0] not in (self.nq, self.nx):
-            raise ValueError(f"x: expected a configuration ({self.nq},) or a state ({self.nx},), got {x.shape}")
-        return x[: self.nq]
-
-    def inverse_kinematics(self, x: Any, wheel_locs: Any) -> np.ndarray:
-        """Both analytic IK solutions (nu x 2 = 8 x 2) putting the wheel CENTERS at ``wheel_locs``.
-
-        ``x``: configuration or state (base pose, wheel angles); ``wheel_locs``
-        (2, 3) or (6,), WORLD positions of the left and right wheel centers.
-        Rows are the nominal joint order; a leg's hip/thigh/knee rows hold its
-        two solutions (:func:`models.leg_ik.leg_ik`; ``NaN`` where unreachable),
-        the wheel rows the wheel angles of ``x`` (they do not move the center).
-        """
-        q = self._config(x)
-        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], wheel_locs)
-        out = np.empty((self.nu, 2))
-        for i, rows in enumerate(self._leg_rows):
-            out[rows] = per_leg[3 * i : 3 * i + 3]
-        out[self._wheel_rows] = q[BASE_NQ:][self._wheel_rows, None]
-        return out
-
-    def nearest_ik(self, x: Any, wheel_locs: Any, obey_limits: bool = True) -> np.ndarray:
-        """Joint angles (nu,) reaching ``wheel_locs`` closest, per leg, to the joints of ``x``; wheels unchanged.
-
-        Raises ``ValueError`` naming the leg when no solution is reachable (or
-        within the joint limits when ``obey_limits``).
-        """
-        q = self._config(x)
-        sols = self.inverse_kinematics(q, wheel_locs)
-        rows = np.concatenate(self._leg_rows)
-        joints = q[BASE_NQ:].copy()
-        joints[rows] = nearest_ik(joints[rows], sols[rows], obey_limits=obey_limits, limits=(self.joint_lower[rows], self.joint_upper[rows]))
-        return joints
-
-    def fix_joint_limits(self, x: Any, suppress_error: bool = False) -> np.ndarray:
-        """``x`` (configuration or state) with joint angles wrapped by 2 pi into their limits (wheels unbounded)."""
-        x = np.array(B.vector(x, None, "x"), dtype=float)
-        self._config(x)
-        rows = np.concatenate(self._leg_rows)  # the wheels have no limits
-        names = [self.joint_names[i] for i in rows]
-        x[BASE_NQ + rows] = fix_joint_limits(x[BASE_NQ + rows], self.joint_lower[rows], self.joint_upper[rows], suppress_error=suppress_error, names=names)
-        return x
-
-    def wheels_under_hips(self, height: float) -> np.ndarray:
-        """Wheel centers (2, 3) in the BASE frame below the hips (zero-angle lateral offsets), ``height`` below the base."""
-        centers = np.array([leg.hip_pos + leg.hip_to_thigh + leg.thigh + leg.calf for leg in self.legs])
-        centers[:, 2] = -height
-        return centers
-
-    def init_state(self) -> np.ndarray:
-        """Standing at rest: base level at :attr:`standing_height`, wheels under the hips touching ``z = 0``."""
-        x = np.zeros(self.nx)
-        x[2], x[3] = self.standing_height, 1.0
-        centers = self.wheels_under_hips(self.standing_height - self.dims.wheel_radius) + x[BASE_POS]
-        x[BASE_NQ : self.nq] = self.nearest_ik(x, centers)
-        return x

@@ -18,7 +18,7 @@ def pinocchio_feet(robot, q):
     """Foot positions from pinocchio's own forward kinematics (oracle)."""
     data = robot.pin_model.createData()
     pin.framesForwardKinematics(robot.pin_model, data, robot.change_order(q, "nominal", "pinocchio"))
-    return np.array([data.oMf[robot.pin_model.getFrameId(f)].translation.copy() for f in robot.foot_frames])
+    return np.array([data.oMf[robot.pin_model.getFrameId(f)].translation.copy() for f in robot.leg_ends])
 
 
 def test_init_state_stands_with_feet_under_hips(robot):
