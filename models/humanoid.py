@@ -7,17 +7,29 @@ We add contact frames at the bottom of those spheres (``z = -0.035``): with
 ``contacts_per_foot=4`` the four corners ``{left,right}_{heel,toe}_{left,right}``,
 with ``contacts_per_foot=1`` one point ``{left,right}_sole`` at the middle of the
 sole, ``(0.035, 0, -0.035)``.
+
+With one contact per foot, ``kinematics_ori`` adds each foot's orientation to
+:meth:`kinematics` (as PinnZoo's Nadia): per foot ``[p (3); q (4)]`` with the
+unit quaternion of the sole frame (``"quaternion"``, ``qw >= 0``) or ``[p (3);
+phi (3)]`` with its axis-angle (``"axis_angle"``); :meth:`kinematics_jacobian`
+and :meth:`kinematics_hvp` follow. The velocity and force functions stay those
+of the contact POINTS (3 rows per foot), since contact forces are 3D.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
+import casadi as ca
 import numpy as np
 import pinocchio as pin
+
+from lie import quat_to_axis_angle, rot_to_quat
 
 from .multibody_model import MultibodyModel
 from .robot_data import load_pinocchio_model, urdf_path
 
+#: Orientation parameterizations :class:`Humanoid` can add to its kinematics.
+KINEMATICS_ORI = (None, "quaternion", "axis_angle")
 #: Height of the contact points below the ankle-roll joint (sphere centre 0.03 + radius 0.005).
 SOLE_DEPTH = 0.035
 _CORNERS = {"heel_left": (-0.05, 0.025), "heel_right": (-0.05, -0.025), "toe_left": (0.12, 0.03), "toe_right": (0.12, -0.03)}
@@ -45,9 +57,13 @@ class Humanoid(MultibodyModel):
     points are the kinematics bodies. ``mu`` is the foot friction coefficient.
     """
 
-    def __init__(self, contacts_per_foot: int = 1, mu: float = 1.0) -> None:
+    def __init__(self, contacts_per_foot: int = 1, mu: float = 1.0, kinematics_ori: Optional[str] = None) -> None:
         if contacts_per_foot not in (1, 4):
             raise ValueError(f"contacts_per_foot: expected 1 or 4, got {contacts_per_foot}")
+        if kinematics_ori not in KINEMATICS_ORI:
+            raise ValueError(f"kinematics_ori: expected one of {KINEMATICS_ORI}, got {kinematics_ori!r}")
+        if kinematics_ori is not None and contacts_per_foot != 1:
+            raise ValueError("kinematics_ori: foot orientations need contacts_per_foot=1")
         if mu <= 0:
             raise ValueError(f"mu: expected a positive friction coefficient, got {mu}")
         path = urdf_path("g1")
@@ -56,10 +72,26 @@ class Humanoid(MultibodyModel):
         super().__init__(pin_model, kinematics_bodies=contacts, name="g1", urdf_path=str(path))
         self.mu = float(mu)
         self.contacts_per_foot = contacts_per_foot
+        self.kinematics_ori = kinematics_ori
+
+    def _kin(self, x: ca.SX) -> ca.SX:
+        if self.kinematics_ori is None:
+            return super()._kin(x)
+        parts = []
+        for body in self.kinematics_bodies:
+            R, p = self.tree.frame_placement(x[: self.nq], body)
+            quat = rot_to_quat(R)
+            parts += [p, quat if self.kinematics_ori == "quaternion" else quat_to_axis_angle(quat)]
+        return ca.vertcat(*parts)
 
     def init_state(self) -> np.ndarray:
         """Standing straight (all joints zero), level, soles on the ground (``z = 0``), at rest."""
         x = np.zeros(self.nx)
         x[3] = 1.0
-        x[2] = -float(np.min(self.kinematics(x)[2::3]))
+        x[2] = -float(np.min(self.contact_heights(x)))
         return x
+
+    def contact_heights(self, x: np.ndarray) -> np.ndarray:
+        """World ``z`` of the contact points (nc,)."""
+        q = np.asarray(x, dtype=float)[: self.nq]
+        return np.array([float(self.tree.frame_placement(q, b)[1][2]) for b in self.kinematics_bodies])

@@ -100,3 +100,27 @@ def test_humanoid_contacts_on_the_ground(n):
 def test_humanoid_bad_contacts():
     with pytest.raises(ValueError, match="contacts_per_foot"):
         Humanoid(contacts_per_foot=2)
+
+
+@pytest.mark.parametrize("ori", ["quaternion", "axis_angle"])
+def test_humanoid_foot_orientation_in_kinematics(ori):
+    h = Humanoid(contacts_per_foot=1, kinematics_ori=ori)
+    x = h.randn_state(RNG)
+    k = h.kinematics(x)
+    per_foot = 7 if ori == "quaternion" else 6
+    assert k.shape == (2 * per_foot,)
+    data = h.pin_model.createData()
+    pin.framesForwardKinematics(h.pin_model, data, h.change_order(x[: h.nq], "nominal", "pinocchio"))
+    for i, body in enumerate(h.kinematics_bodies):
+        placement = data.oMf[h.pin_model.getFrameId(body)]
+        block = k[per_foot * i : per_foot * (i + 1)]
+        assert np.allclose(block[:3], placement.translation, atol=1e-12)
+        if ori == "quaternion":
+            R = pin.Quaternion(block[3], *block[4:7]).toRotationMatrix()
+        else:
+            R = pin.exp3(block[3:6])
+        assert np.allclose(R, placement.rotation, atol=1e-12)
+    assert h.kinematics_jacobian(x).shape == (2 * per_foot, h.nq)
+    assert h.kinematics_velocity(x).shape == (6,)  # contact points stay 3D
+    with pytest.raises(ValueError, match="contacts_per_foot=1"):
+        Humanoid(contacts_per_foot=4, kinematics_ori=ori)
