@@ -23,7 +23,7 @@ from lie import _backend as B
 from .joint_limits import fix_joint_limits
 from .leg_ik import legs_from_feet, nearest_ik, quadruped_ik
 from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
-from .robot_data import load_pinocchio_model, read_urdf_limits, urdf_path
+from .robot_data import load_pinocchio_model, urdf_path
 
 #: Foot frames of the Unitree quadrupeds, in the nominal leg order.
 UNITREE_FEET = ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
@@ -71,10 +71,6 @@ class LeggedRobot(MultibodyModel):
         self.leg_end_height = float(leg_end_height)
         self.leg_ends = tuple(leg_ends)
         self.legs = legs_from_feet(pin_model, leg_ends)
-        limits = read_urdf_limits(pin_model)
-        self.joint_names = limits.names
-        self.joint_lower, self.joint_upper = limits.lower, limits.upper
-        self.velocity_limits, self.effort_limits = limits.velocity, limits.effort
         # rows of each leg's (hip, thigh, calf) in the joint vector (nominal order)
         self._leg_rows = [np.asarray(leg.v_indices) - BASE_NV for leg in self.legs]
         rows = np.concatenate(self._leg_rows)

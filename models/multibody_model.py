@@ -47,7 +47,7 @@ from .lie_group_model import LieGroupModel
 from .multibody import RigidBodyTree
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .orders import change_order, generate_conversions, standard_orders
-from .robot_data import load_pinocchio_model
+from .robot_data import load_pinocchio_model, read_urdf_limits
 
 #: Slices of the floating-base configuration and of its tangent.
 BASE_POS, BASE_QUAT = slice(0, 3), slice(3, 7)
@@ -120,6 +120,10 @@ class MultibodyModel(LieGroupModel):
         self.nu = self._B.shape[1]
         self._lie = LieState(UnitQuaternion, (3, self.nx - BASE_NQ)) if self.is_floating else LieState(UnitQuaternion, (self.nx,))
         self._dof_parents = dof_parents(pin_model)
+        limits = read_urdf_limits(pin_model)
+        #: Position limits (joints after the base, nominal order; +-inf where unbounded) and velocity limits.
+        self.joint_names, self.joint_lower, self.joint_upper = limits.names, limits.lower, limits.upper
+        self.velocity_limits = np.where(limits.velocity > 0, limits.velocity, np.inf)
         self.urdf_path = urdf_path
         self.orders = standard_orders(pin_model, urdf_path)
         if not default_B:  # actuators of a custom B keep their order in every vector order

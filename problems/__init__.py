@@ -2,6 +2,6 @@
 from .registry import get, names, register
 
 # importing a module registers its problems
-from . import classic, legged, quadrotor, rigid_body  # noqa: E402,F401  (isort: skip)
+from . import classic, humanoid, legged, legged_kinodynamic, quadrotor, rigid_body  # noqa: E402,F401  (isort: skip)
 
 __all__ = ["get", "names", "register"]

@@ -135,3 +135,11 @@ def test_jump_has_a_flight_phase():
     s = jump()
     flight = ~s.stance.any(axis=1)
     assert flight.sum() == 10 and s.stance[0].all() and s.stance[-1].all()
+
+
+@pytest.mark.slow
+def test_humanoid_shift_solves():
+    # 175 IPOPT iterations (~45 s): four rigidly connected corners per sole make the
+    # stance equalities redundant (12 rows for 6 foot DOF), which slows IPOPT down.
+    problem = problems.get("humanoid-shift")
+    check_gait_solution(problem, solve(problem))

@@ -154,12 +154,10 @@ class LeggedProblem(Problem):
 
     # ------------------------------------------------------------ building
     def _add_bounds(self) -> None:
-        robot, nq, nu = self.robot, self.robot.nq, self.robot.nu
+        robot, nq = self.robot, self.robot.nq
         xl, xu = np.full(self.nx, -np.inf), np.full(self.nx, np.inf)
-        xl[7 : 7 + nu], xu[7 : 7 + nu] = robot.joint_lower, robot.joint_upper
-        vel = np.asarray(getattr(robot, "velocity_limits", np.full(nu, np.inf)), dtype=float)
-        vel = np.where(vel > 0, vel, np.inf)
-        xl[nq + 6 :], xu[nq + 6 :] = -vel, vel
+        xl[7:nq], xu[7:nq] = robot.joint_lower, robot.joint_upper
+        xl[nq + 6 :], xu[nq + 6 :] = -robot.velocity_limits, robot.velocity_limits
         self.bound_states(xl, xu, knots=list(range(1, self.N)))
         lower, upper = self.control_lower.copy(), self.control_upper.copy()
         for i in range(self.n_feet):
@@ -224,8 +222,8 @@ class LeggedProblem(Problem):
 
     def _add_costs(self) -> None:
         w, robot, cm = self.weights, self.robot, self.contact_model
-        nu, nv = robot.nu, robot.nv
-        Q = np.concatenate([np.broadcast_to(w.base_position, 3), np.full(3, w.base_orientation), np.full(nu, w.joint_position), np.full(6, w.base_velocity), np.full(nu, w.joint_velocity)])
+        nj = robot.nv - 6  # joint coordinates
+        Q = np.concatenate([np.broadcast_to(w.base_position, 3), np.full(3, w.base_orientation), np.full(nj, w.joint_position), np.full(6, w.base_velocity), np.full(nj, w.joint_velocity)])
         R = np.zeros(cm.control_dim)
         R[cm.u_slice], R[cm.f_slice], R[cm.a_slice] = w.torque, w.force, w.acceleration
         u_ref = np.zeros((self.N, cm.control_dim))
@@ -245,13 +243,13 @@ class LeggedProblem(Problem):
         nq, nv = robot.nq, robot.nv
         X = self.reference_states.copy()
         X[0] = self.x0
-        for k in range(1, self.N):
+        for k in range(1, self.N if hasattr(robot, "nearest_ik") else 1):  # robots without analytic IK keep x0's joints
             q = X[k, :nq].copy()
             q[7:] = X[k - 1, 7:nq]
             try:
                 X[k, 7:nq] = robot.nearest_ik(q, self.nominal_feet[k])
-            except ValueError:
-                X[k, 7:nq] = X[k - 1, 7:nq]  # unreachable nominal foot: keep the previous posture
+            except ValueError:  # unreachable nominal foot: keep the previous posture
+                X[k, 7:nq] = X[k - 1, 7:nq]
         for k in range(self.N - 1):
             X[k, nq:] = np.asarray(robot.state_error(np.r_[X[k + 1, :nq], np.zeros(nv)], np.r_[X[k, :nq], np.zeros(nv)]))[:nv] / h
         X[-1, nq:] = 0.0
