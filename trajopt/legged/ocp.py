@@ -27,8 +27,9 @@ the torques, the contact forces (around an equal share of the weight), and
 the accelerations.
 
 Transcriptions: trapezoidal collocation (the default: fastest, measured) and
-Hermite-Simpson (the ``"inverse"`` residual is then also imposed at the
-interval midpoints) with either formulation; RK4 multiple shooting only with
+Hermite-Simpson (the ``"inverse"`` residual, the stance, swing-height and
+friction constraints are then also imposed at the interval midpoints) with
+either formulation; RK4 multiple shooting only with
 ``"forward"`` (a piecewise-constant acceleration cannot satisfy the knot
 residual of ``"inverse"``).
 """
@@ -177,7 +178,7 @@ class LeggedProblem(Problem):
             stance = np.flatnonzero(sched.stance[:, i])
             pos_knots = [k for k in stance if k > 0 and not (self.periodic and k == last)]
             if pos_knots:
-                self.add_constraint(Constraint(lambda x, u, p, rows=rows: robot.kinematics(x)[rows] - p, knots=pos_knots, params=self.footholds[pos_knots, i], name=f"{foot} on foothold"))
+                self.add_constraint(Constraint(lambda x, u, p, rows=rows: robot.kinematics(x)[rows] - p, knots=pos_knots, params=self.footholds[pos_knots, i], midpoints=True, name=f"{foot} on foothold"))
                 touchdowns = [k for k in pos_knots if not sched.stance[k - 1, i]]
                 if touchdowns:
                     self.add_constraint(Constraint(lambda x, rows=rows: robot.kinematics_velocity(x)[rows], knots=touchdowns, name=f"{foot} touchdown at rest"))
@@ -186,7 +187,7 @@ class LeggedProblem(Problem):
                 apex = set(swing_apex_knots(sched, i))
                 ground = self.footholds[swing, i, 2]
                 lower = np.array([g + (self.swing_apex if k in apex else 0.0) for k, g in zip(swing, ground)])[:, None]
-                self.add_constraint(Constraint(lambda x, z=3 * i + 2: robot.kinematics(x)[z], knots=swing.tolist(), lower=lower, upper=np.inf, name=f"{foot} swing height"))
+                self.add_constraint(Constraint(lambda x, z=3 * i + 2: robot.kinematics(x)[z], knots=swing.tolist(), lower=lower, upper=np.inf, midpoints=True, name=f"{foot} swing height"))
             if stance.size:
                 self.add_constraint(self._friction_constraint(i, stance.tolist(), foot))
         self.add_constraint(Constraint(lambda x: x[0:3], knots=-1, lower=self.target_base_position, upper=self.target_base_position, name="final base position"))
@@ -209,7 +210,7 @@ class LeggedProblem(Problem):
                 return mu * mu * fz * fz - fx * fx - fy * fy
         import casadi as ca
 
-        return Constraint(lambda x, w: ca.vertcat(*fn(x, w)) if self.friction == "pyramid" else fn(x, w), knots=knots, lower=0.0, upper=np.inf, name=f"{foot} friction {self.friction}")
+        return Constraint(lambda x, w: ca.vertcat(*fn(x, w)) if self.friction == "pyramid" else fn(x, w), knots=knots, lower=0.0, upper=np.inf, midpoints=True, name=f"{foot} friction {self.friction}")
 
     def _reference_states(self) -> np.ndarray:
         """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``."""

@@ -1,7 +1,8 @@
 """Verification by simulation: replay a legged solution's torques through the full dynamics.
 
-The planned torques (linear between knots, as trapezoidal collocation assumes)
-drive a fine integration of the rigid-body dynamics in which the planned
+The planned torques (between knots as the transcription interpolates them:
+linear for trapezoidal collocation, quadratic for Hermite-Simpson, via
+:meth:`Solution.evaluate`) drive a fine integration of the rigid-body dynamics in which the planned
 contacts are enforced at the acceleration level: on an interval where foot
 ``i`` is in stance at both knots, its point acceleration is constrained,
 
@@ -11,7 +12,7 @@ contacts are enforced at the acceleration level: on an interval where foot
 ``f`` the WORLD-frame contact forces, ``p_a`` the foot position where the
 contact began (Baumgarte stabilization with frequency ``w`` and damping
 ``zeta`` keeps the foot there). On a lift-off or touch-down interval a foot
-carries its planned force (linear between the knots, like the torques);
+carries its planned force (interpolated like the torques);
 swing feet are free (no ground collision).
 The state is integrated with RK4 in the tangent space at each step (pinocchio's
 ``integrate`` for the configuration), ``substeps`` steps per knot interval.
@@ -113,9 +114,10 @@ def replay(problem: Any, solution: Any, substeps: int = 20, baumgarte: float = 2
             anchors[i] = pn.frame_placement(feet[i])[:3, 3]  # contact (re)starts here
         dt = times[k + 1] - times[k]
         h = dt / substeps
+        # the controls at every RK stage time of this interval, in one batched evaluation
+        _, W_fine = solution.evaluate(times[k] + np.linspace(0.0, dt, 2 * substeps + 1))
         for s in range(substeps):
-            t0 = s * h
-            q, v = step(q, v, h, lambda tau, t0=t0: W[k] + (W[k + 1] - W[k]) * (t0 + tau) / dt, active, anchors)
+            q, v = step(q, v, h, lambda tau, s=s: W_fine[2 * s + int(round(2 * tau / h))], active, anchors)
         states.append(np.r_[q, v])
         forces[k + 1] = accel(q, v, W[k + 1], active, anchors)[1]
     S = np.array(states)
