@@ -49,6 +49,8 @@ def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: in
 @register("go1-jump")
 def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
     """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m)."""
+    if len(knots) != 3:
+        raise ValueError(f"knots: expected 3 knot counts (crouch, flight, landing), got {tuple(knots)}")
     crouch, flight, landing = knots
     schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
     return LeggedProblem(Go1(mu=mu), schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name="go1-jump")

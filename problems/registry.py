@@ -23,8 +23,13 @@ def names() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def get(name: str, **params: Any) -> Any:
-    """Build the problem ``name`` with keyword parameters overriding its defaults."""
+def factory(name: str) -> Callable[..., Any]:
+    """The registered factory of problem ``name`` (its signature lists the parameters)."""
     if name not in _FACTORIES:
         raise ValueError(f"unknown problem {name!r}; known problems: {', '.join(names()) or '(none)'}")
-    return _FACTORIES[name](**params)
+    return _FACTORIES[name]
+
+
+def get(name: str, **params: Any) -> Any:
+    """Build the problem ``name`` with keyword parameters overriding its defaults."""
+    return factory(name)(**params)

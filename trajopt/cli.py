@@ -1,32 +1,304 @@
-"""Command-line interface: ``trajopt list``, ``trajopt --version``."""
+"""Command-line interface: ``trajopt list`` and ``trajopt solve NAME [options]``.
+
+``trajopt solve`` builds a registered problem (:mod:`problems`) with the
+factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
+(converted to the type of the factory's default), solves it with IPOPT
+(:func:`trajopt.solve`, IPOPT's iteration log at ``--print-level`` 5 unless
+``--quiet``), prints :func:`trajopt.report.solution_report`, and writes the
+requested files: the solution (``--save``, reloadable with ``--warm-start``),
+one summary page (``--plot``, :func:`trajopt.plotting.solution.plot_solution`)
+and an animation (``--animate``, :func:`~trajopt.plotting.solution.animate_solution`).
+
+Exit codes: 0 when IPOPT succeeds; 1 when it fails (the last iterate is still
+saved, plotted and animated as asked); 2 for a usage error (unknown problem or
+parameter, bad value, missing warm-start file, an output file that exists
+without ``--overwrite``), reported on one line of stderr before any solving.
+
+This module is the top of the import chain: nothing in :mod:`trajopt` imports it.
+"""
 from __future__ import annotations
 
 import argparse
+import ast
+import inspect
+import os
 import sys
-from typing import Sequence
+import textwrap
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional, Sequence
+
+import matplotlib
+
+import problems
 
 from . import __version__
+from .legged import LeggedProblem
+from .legged.replay import replay
+from .plotting.animation import ANIMATION_EXTENSIONS
+from .plotting.output import FIGURE_EXTENSIONS, prepare_output_path
+from .plotting.solution import animate_solution, check_animatable, plot_solution
+from .report import solution_report
+from .solution import Solution
+from .solver import solve
+from .transcription import TRANSCRIPTIONS, get_transcription
+
+EXAMPLES = """\
+examples:
+  trajopt solve go1-trot --plot trot.png --animate trot.gif
+  trajopt solve pendulum --N 21 --save pendulum.npz
+  trajopt solve pendulum --N 81 --warm-start pendulum.npz --quiet
+  trajopt solve quadrotor --param u_max=3 --transcription trapezoidal
+"""
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+class UsageError(Exception):
+    """A mistake on the command line: one line on stderr, exit code 2."""
+
+
+# ------------------------------------------------------------------ parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trajopt", description="Trajectory optimization for robots.")
+    """The ``trajopt`` argument parser with its ``list`` and ``solve`` subcommands."""
+    parser = argparse.ArgumentParser(prog="trajopt", description="Trajectory optimization for robots (CasADi + IPOPT + pinocchio).")
     parser.add_argument("--version", action="version", version=f"trajopt {__version__}")
-    sub = parser.add_subparsers(dest="command")
-    sub.add_parser("list", help="list the registered problems")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    listing = sub.add_parser("list", help="list the registered problems", description="List the registered problems with a one-line description.")
+    listing.add_argument("--params", action="store_true", help="also show each factory's parameters and defaults")
+
+    run = sub.add_parser(
+        "solve",
+        help="solve a registered problem",
+        description="Solve a registered problem with IPOPT, print a summary, and save, plot or animate the solution.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("name", metavar="NAME", help="problem name (see `trajopt list`)")
+    group = run.add_argument_group("problem")
+    group.add_argument("--N", metavar="N", help="number of knots (problems with a parameter N)")
+    group.add_argument("--tf", metavar="TF", help="final time [s] (problems with a parameter tf)")
+    group.add_argument(
+        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable; lists as 15,10,15 (see `trajopt list --params`)"
+    )
+    group.add_argument("--transcription", "-t", metavar="T", help=f"{', '.join(TRANSCRIPTIONS)} or multiple_shooting_<integrator> (default: the problem's)")
+    group = run.add_argument_group("solver")
+    group.add_argument("--warm-start", metavar="FILE", help="start from a solution saved with --save (re-sampled if its N differs)")
+    group.add_argument("--max-iter", type=int, metavar="K", help="IPOPT iteration limit (default 1000)")
+    group.add_argument("--print-level", type=int, default=5, metavar="L", help="IPOPT print level 0..12 (default 5: one line per iteration)")
+    group.add_argument("--quiet", "-q", action="store_true", help="no IPOPT output (print level 0)")
+    group = run.add_argument_group("output")
+    group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
+    group.add_argument("--plot", metavar="FILE", help=f"write a summary page ({', '.join(FIGURE_EXTENSIONS)})")
+    group.add_argument("--animate", metavar="FILE", help=f"write an animation ({', '.join(ANIMATION_EXTENSIONS)}): rigid bodies and legged robots")
+    group.add_argument("--fps", type=float, default=30.0, help="animation frame rate (default 30)")
+    group.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    group.add_argument("--replay", action="store_true", help="legged problems: replay the torques through the full dynamics and print the drift")
     return parser
 
 
+# ------------------------------------------------------------------ problems
+
+
+def _factory(name: str) -> Callable[..., Any]:
+    """The registered factory of problem ``name``."""
+    if name not in problems.names():
+        raise UsageError(f"unknown problem {name!r}; known problems: {', '.join(problems.names())}")
+    return problems.factory(name)
+
+
+def _parameters(factory: Callable[..., Any]) -> Dict[str, inspect.Parameter]:
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name: p for p in inspect.signature(factory).parameters.values() if p.kind in kinds}
+
+
+def signature_text(factory: Callable[..., Any]) -> str:
+    """``key=default, ...`` of a factory's keyword parameters, or ``(none)``."""
+    params = _parameters(factory).values()
+    return ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params) or "(none)"
+
+
+def description(factory: Callable[..., Any]) -> str:
+    """First line of a factory's docstring, without reST literal quotes."""
+    return (inspect.getdoc(factory) or "").split("\n", 1)[0].replace("``", "")
+
+
+def _typed(text: str, default: Any) -> Any:
+    """``text`` as the type of ``default`` (bool, int, float, str, or a tuple of them); ``ValueError`` if it is none."""
+    if isinstance(default, bool):
+        if text.lower() not in _TRUE + _FALSE:
+            raise ValueError(text)
+        return text.lower() in _TRUE
+    if isinstance(default, (int, float, str)):
+        return type(default)(text)
+    if isinstance(default, (tuple, list)) and default:
+        return tuple(_typed(part.strip(), default[0]) for part in text.split(","))
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def convert(text: str, default: Any, key: str) -> Any:
+    """The value of parameter ``key`` given as ``text``, typed like its ``default`` (a Python literal or the string when it has none)."""
+    try:
+        return _typed(text, default)
+    except ValueError:
+        raise UsageError(f"parameter {key}: expected a value like the default {default!r}, got {text!r}") from None
+
+
+def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
+    """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the factory's signature."""
+    accepted = _parameters(_factory(name))
+    pairs = [(key, getattr(args, key)) for key in ("N", "tf") if getattr(args, key) is not None]
+    for item in args.param:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--param: expected KEY=VALUE, got {item!r}")
+        pairs.append((key.strip(), text.strip()))
+    params: Dict[str, Any] = {}
+    for key, text in pairs:
+        if key not in accepted:
+            option = f"--{key}" if key in ("N", "tf") else f"parameter {key!r}"
+            raise UsageError(f"problem {name!r} takes no {option}; its parameters: {signature_text(_factory(name))}")
+        if key in params:
+            raise UsageError(f"parameter {key!r} is given twice")
+        params[key] = convert(text, accepted[key].default, key)
+    return params
+
+
+def build_problem(name: str, params: Dict[str, Any]) -> Any:
+    """``problems.get(name, **params)``, a factory's ``ValueError`` or ``TypeError`` (a bad parameter value) turned into a usage error."""
+    try:
+        return problems.get(name, **params)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"problem {name!r}: {err}") from None
+
+
+# ------------------------------------------------------------------ files
+
+
+def check_outputs(args: argparse.Namespace, problem: Any) -> None:
+    """Fail before solving if an output file exists (without ``--overwrite``), has a wrong extension, or cannot be drawn."""
+    outputs = [("--save", args.save, None), ("--plot", args.plot, FIGURE_EXTENSIONS), ("--animate", args.animate, ANIMATION_EXTENSIONS)]
+    for option, path, extensions in outputs:
+        if path is None:
+            continue
+        if Path(path).exists() and not args.overwrite:
+            raise UsageError(f"{option}: {path!r} exists; pass --overwrite to replace it")
+        try:
+            if extensions is None:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            else:
+                prepare_output_path(path, args.overwrite, extensions)
+        except (ValueError, OSError) as err:
+            raise UsageError(f"{option}: {err}") from None
+    if args.animate is not None:
+        try:
+            check_animatable(problem)
+        except ValueError as err:
+            raise UsageError(f"--animate: {err}") from None
+        if not args.fps > 0:
+            raise UsageError(f"--fps: expected a positive frame rate, got {args.fps}")
+    if args.replay and not isinstance(problem, LeggedProblem):
+        raise UsageError(f"--replay: only legged problems can be replayed, {args.name!r} is not one")
+
+
+def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) -> Solution:
+    """The solution in ``path`` with a problem attached: ``problem`` itself, or the same
+    problem built with the file's ``N`` (so that the solver can re-sample it)."""
+    try:
+        solution = Solution.load(path)
+    except (OSError, ValueError, KeyError) as err:
+        raise UsageError(f"--warm-start: {err}") from None
+    sizes, want = (solution.states.shape[1], solution.controls.shape[1]), (problem.nx, problem.nu)
+    if sizes != want:
+        raise UsageError(f"--warm-start: {path!r} holds (states, controls) of sizes {sizes}, problem {name!r} has {want}")
+    if solution.N == problem.N:
+        return solution.attach(problem)
+    if "N" not in _parameters(_factory(name)):
+        raise UsageError(f"--warm-start: {path!r} has N = {solution.N} knots, the problem {problem.N}, and {name!r} takes no parameter N to re-sample it")
+    return solution.attach(build_problem(name, {**params, "N": solution.N}))
+
+
+# ------------------------------------------------------------------ commands
+
+
+def list_command(args: argparse.Namespace) -> int:
+    """Print the registered problems, one per line with its description (and parameters with ``--params``)."""
+    names = problems.names()
+    width = max(len(n) for n in names)
+    for name in names:
+        factory = _factory(name)
+        print(f"{name:<{width}}  {description(factory)}")
+        if args.params:
+            print(textwrap.indent(textwrap.fill(signature_text(factory), 100), " " * (width + 4)))
+    return 0
+
+
+def solve_command(args: argparse.Namespace) -> int:
+    """Build, check, solve, report and write; the exit code (module docstring)."""
+    params = parse_parameters(args.name, args)
+    problem = build_problem(args.name, params)
+    transcription: Optional[str] = None
+    if args.transcription is not None:
+        try:
+            transcription = get_transcription(args.transcription).name
+            problem.check_transcription(transcription)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+    warm = load_warm_start(args.warm_start, args.name, params, problem) if args.warm_start else None
+    check_outputs(args, problem)
+    if warm is not None and warm.problem_name != args.name:
+        print(f"note: warm start from a solution of {warm.problem_name!r}")
+    options = {"max_iter": args.max_iter} if args.max_iter is not None else None
+    print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
+    try:
+        solution = solve(problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    print()
+    print(solution_report(solution))
+    if args.replay:
+        print(replay(problem, solution).summary())
+    write_outputs(args, solution)
+    return 0 if solution.success else 1
+
+
+def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
+    """Write the files asked for by ``--save``, ``--plot`` and ``--animate`` (checked by :func:`check_outputs`)."""
+    if args.save:
+        solution.save(args.save, overwrite=args.overwrite)
+        print(f"wrote {args.save}")
+    if args.plot:
+        plot_solution(solution, args.plot, overwrite=args.overwrite)
+        print(f"wrote {args.plot}")
+    if args.animate:
+        animate_solution(solution, args.animate, fps=args.fps, overwrite=args.overwrite)
+        print(f"wrote {args.animate}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``trajopt`` with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    argparse's own errors (unknown options, missing NAME) exit with code 2 through ``SystemExit``.
+    A closed output pipe (``trajopt list | head``) ends the command quietly with code 1.
+    """
+    matplotlib.use("Agg")  # files only, never a window
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "list":
-        import problems
-
-        for name in problems.names():
-            print(name)
+    commands = {"list": list_command, "solve": solve_command}
+    if args.command is None:
+        parser.print_help()
         return 0
-    parser.print_help()
-    return 0
+    try:
+        return commands[args.command](args)
+    except UsageError as err:
+        print(f"trajopt {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `trajopt list | head`: stop quietly, and silence the flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
 - :mod:`.animation`: quadrotor-like rigid-body animation, GIF/MP4 writing.
 - :mod:`.legged`: base, joints, contact forces, foot heights, gait diagram,
   a one-page summary, and a stick-figure animation (segments from pinocchio).
+- :mod:`.solution`: :func:`plot_solution` and :func:`animate_solution`, which
+  pick the plots for a :class:`trajopt.Solution` by its problem and model.
 - :mod:`.output`: :func:`save_figure`, used by every plot's ``path`` argument.
 
 Conventions follow DESIGN.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
@@ -24,10 +26,13 @@ from .legged import (
 )
 from .output import save_figure
 from .rigid_body import plot_trajectory_3d
+from .solution import animate_solution, plot_solution
 from .trajectories import plot_constraint_violation, plot_controls, plot_states
 
 __all__ = [
     "animate_rigid_body",
+    "animate_solution",
+    "plot_solution",
     "animate_stick_figure",
     "plot_base",
     "plot_constraint_violation",

@@ -1,0 +1,195 @@
+"""The ``trajopt`` command line (trajopt.cli): listing, solving, files, warm starts, errors.
+
+Runs :func:`trajopt.cli.main` in-process on small problems (pendulum with 21
+knots, quadrotor) and once on go1-trot with a plot, an animation and a replay;
+two subprocess runs check ``python -m trajopt.cli``. Usage errors must exit
+with code 2 and a one-line message, never a traceback.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
+
+import problems  # noqa: E402
+from trajopt import Solution  # noqa: E402
+from trajopt.cli import main  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    """``main(argv)`` as a shell would see it: exit code, stdout, stderr."""
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exit_:  # argparse's own usage errors
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def pendulum_file(tmp_path_factory):
+    """A pendulum solution (N = 21) saved by the CLI, and the summary page it plotted."""
+    folder = tmp_path_factory.mktemp("pendulum")
+    code = main(["solve", "pendulum", "--N", "21", "--quiet", "--plot", str(folder / "out.png"), "--save", str(folder / "sol.npz")])
+    assert code == 0
+    return folder
+
+
+def test_list_names_every_problem_with_its_description(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == problems.names()
+    assert any(line.startswith("pendulum") and "hanging to upright" in line for line in lines)
+    assert "``" not in out
+
+
+def test_list_params_shows_factory_defaults(capsys):
+    code, out, _ = run(capsys, "list", "--params")
+    assert code == 0
+    assert "N=51, tf=3.0, u_max=5.0" in out
+    assert "knots=(15, 10, 15)" in out
+
+
+def test_version_and_help(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("trajopt ")
+    code, out, _ = run(capsys, "solve", "--help")
+    assert code == 0 and "--warm-start FILE" in out and "trajopt solve go1-trot --plot trot.png --animate trot.gif" in out
+
+
+def test_solve_pendulum_saves_and_plots(pendulum_file):
+    solution = Solution.load(pendulum_file / "sol.npz")
+    assert solution.success and solution.N == 21 and solution.problem_name == "pendulum"
+    with Image.open(pendulum_file / "out.png") as image:
+        assert image.format == "PNG" and image.size[0] > 1000
+
+
+def test_solve_prints_ipopt_log_and_summary(capsys, tmp_path):
+    code, out, _ = run(capsys, "solve", "pendulum", "--N", "21", "--print-level", "5")
+    assert code == 0
+    assert "iter    objective" in out  # IPOPT's iteration table
+    summary = out[out.index("pendulum: Solve_Succeeded") :]
+    for text in ("iterations", "objective", "max violation", "build time", "solve time", "state at t = tf", "goal"):
+        assert text in summary
+
+
+def test_warm_start_from_saved_file_converges_at_once(capsys, pendulum_file, tmp_path):
+    code, out, _ = run(capsys, "solve", "pendulum", "--N", "21", "--quiet", "--warm-start", pendulum_file / "sol.npz", "--save", tmp_path / "again.npz")
+    assert code == 0
+    again, first = Solution.load(tmp_path / "again.npz"), Solution.load(pendulum_file / "sol.npz")
+    assert again.iterations <= 3
+    assert abs(again.objective - first.objective) <= 1e-8 * max(1.0, abs(first.objective))
+
+
+def test_warm_start_with_another_N_is_resampled(capsys, pendulum_file, tmp_path):
+    code, out, _ = run(capsys, "solve", "pendulum", "--N", "41", "--quiet", "--warm-start", pendulum_file / "sol.npz", "--save", tmp_path / "fine.npz")
+    assert code == 0
+    fine = Solution.load(tmp_path / "fine.npz")
+    assert fine.success and fine.N == 41
+
+
+def test_refuses_to_overwrite_without_flag(capsys, pendulum_file):
+    png, npz = pendulum_file / "out.png", pendulum_file / "sol.npz"
+    before = (png.stat().st_mtime_ns, npz.stat().st_mtime_ns)
+    for option, path in (("--plot", png), ("--save", npz)):
+        code, out, err = run(capsys, "solve", "pendulum", "--N", "21", "--quiet", option, path)
+        assert code == 2
+        assert f"{option}: {str(path)!r} exists; pass --overwrite to replace it" in err
+        assert "solving" not in out  # refused before solving
+    assert (png.stat().st_mtime_ns, npz.stat().st_mtime_ns) == before
+
+
+def test_overwrite_replaces_files(capsys, tmp_path):
+    path = tmp_path / "p.npz"
+    path.write_bytes(b"old")
+    code, _, _ = run(capsys, "solve", "pendulum", "--N", "11", "--quiet", "--save", path, "--overwrite")
+    assert code == 0 and Solution.load(path).N == 11
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["solve", "nope"], "unknown problem 'nope'; known problems: acrobot"),
+        (["solve", "go1-trot", "--N", "21"], "problem 'go1-trot' takes no --N; its parameters: step=0.15, apex=0.08"),
+        (["solve", "pendulum", "-p", "mass=2"], "problem 'pendulum' takes no parameter 'mass'; its parameters: N=51, tf=3.0, u_max=5.0"),
+        (["solve", "pendulum", "--N", "abc"], "parameter N: expected a value like the default 51, got 'abc'"),
+        (["solve", "go1-jump", "-p", "knots=15,x,15"], "parameter knots: expected a value like the default (15, 10, 15)"),
+        (["solve", "pendulum", "-p", "N"], "--param: expected KEY=VALUE, got 'N'"),
+        (["solve", "pendulum", "--N", "21", "-p", "N=31"], "parameter 'N' is given twice"),
+        (["solve", "pendulum", "--tf", "-1"], "problem 'pendulum': tf: expected a finite float > 0"),
+        (["solve", "pendulum", "-t", "euler"], "transcription: expected one of trapezoidal, hermite_simpson, multiple_shooting"),
+        (["solve", "go1-trot", "-t", "multiple_shooting"], "multiple shooting cannot impose the 'inverse' formulation"),
+        (["solve", "pendulum", "--warm-start", "missing.npz"], "--warm-start: path: no solution file at 'missing.npz'"),
+        (["solve", "pendulum", "--animate", "pendulum.gif"], "--animate: no animation for model Pendulum"),
+        (["solve", "pendulum", "--plot", "pendulum.jpg"], "--plot: path: unknown extension '.jpg'"),
+        (["solve", "quadrotor", "--animate", "q.gif", "--fps", "0"], "--fps: expected a positive frame rate, got 0.0"),
+        (["solve", "pendulum", "--replay"], "--replay: only legged problems can be replayed"),
+        (["solve", "pendulum", "--print-level", "13"], "print_level: expected an int in 0..12"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_warm_start_from_another_problem_size_is_refused(capsys, pendulum_file):
+    code, _, err = run(capsys, "solve", "quadrotor", "--warm-start", pendulum_file / "sol.npz")
+    assert code == 2
+    assert "holds (states, controls) of sizes (2, 1), problem 'quadrotor' has (13, 4)" in err
+
+
+def test_argparse_errors_exit_2(capsys):
+    code, _, err = run(capsys, "solve")
+    assert code == 2 and "NAME" in err
+    code, _, err = run(capsys, "solve", "pendulum", "--bogus")
+    assert code == 2 and "--bogus" in err
+
+
+def test_failed_solve_exits_1_and_still_writes(capsys, tmp_path):
+    code, out, _ = run(capsys, "solve", "quadrotor", "--quiet", "--max-iter", "2", "--save", tmp_path / "q.npz", "--plot", tmp_path / "q.png")
+    assert code == 1
+    assert "Maximum_Iterations_Exceeded (FAILED)" in out
+    last = Solution.load(tmp_path / "q.npz")
+    assert not last.success and last.iterations == 2
+    assert (tmp_path / "q.png").stat().st_size > 0
+
+
+def test_go1_trot_plot_animation_and_replay(capsys, tmp_path):
+    fps = 15
+    code, out, _ = run(capsys, "solve", "go1-trot", "--quiet", "--replay", "--fps", fps, "--plot", tmp_path / "trot.png", "--animate", tmp_path / "trot.gif")
+    assert code == 0
+    assert "FL_foot  #" in out and "replay drift over 31 knots" in out
+    with Image.open(tmp_path / "trot.gif") as gif:
+        assert gif.n_frames == int(np.floor(0.6 * fps + 1e-9)) + 1
+    with Image.open(tmp_path / "trot.png") as png:
+        assert png.format == "PNG"
+
+
+def test_python_dash_m(tmp_path):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    listed = subprocess.run([sys.executable, "-m", "trajopt.cli", "list"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert listed.returncode == 0 and "pendulum" in listed.stdout
+    bad = subprocess.run([sys.executable, "-m", "trajopt.cli", "solve", "nope"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("trajopt solve: error: unknown problem 'nope'; known problems: acrobot, ")
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -1,0 +1,112 @@
+"""A text report of a :class:`~trajopt.Solution` for the terminal (``trajopt solve`` prints it).
+
+:func:`solution_report` gives one screen: the solver's result (status,
+iterations, objective, largest constraint violation and where it occurs),
+the wall times (problem build, solve split into function evaluations and
+IPOPT's own work) and the trajectory's start and end, described according to
+the problem:
+
+- a :class:`~trajopt.legged.LeggedProblem`: base position (world) against its
+  target, base orientation as ZYX Euler angles ``(yaw, pitch, roll)`` in
+  degrees, and the contact schedule as a text gait diagram (one row per foot,
+  one character per knot: ``#`` stance, ``-`` swing);
+- a :class:`models.rigid_body.RigidBody`: position, attitude (ZYX Euler,
+  degrees), linear and angular velocity at ``t = 0`` and at ``t = tf``;
+- any other problem: the first and last state, and the goal when the problem
+  has a full-state goal constraint.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from lie import quat_to_euler_zyx
+from models.multibody_model import BASE_POS, BASE_QUAT
+from models.rigid_body import RigidBody
+
+from .legged import LeggedProblem
+from .solution import Solution
+
+#: Width of the label column.
+LABEL_WIDTH = 22
+
+
+def vector_text(x: Any) -> str:
+    """A vector on one line with 4 decimals, e.g. ``[0.15 0. 0.27]`` (no ``-0.``)."""
+    rounded = np.round(np.asarray(x, dtype=float).reshape(-1), 4) + 0.0
+    return np.array2string(rounded, precision=4, suppress_small=True, max_line_width=10_000)
+
+
+def _euler_text(quaternion: np.ndarray) -> str:
+    """ZYX Euler angles ``[yaw, pitch, roll]`` in degrees of a unit quaternion."""
+    return vector_text(np.degrees(np.asarray(quat_to_euler_zyx(quaternion), dtype=float).reshape(3)))
+
+
+def _rows(rows: Sequence[tuple[str, str]]) -> list[str]:
+    return [f"  {label:<{LABEL_WIDTH}}{text}" for label, text in rows]
+
+
+def gait_text(stance: np.ndarray, foot_names: Sequence[str]) -> list[str]:
+    """Gait diagram lines: per foot its name and one character per knot (``#`` stance, ``-`` swing)."""
+    width = max(len(name) for name in foot_names)
+    return [f"{name:<{width}}  " + "".join("#" if s else "-" for s in column) for name, column in zip(foot_names, np.asarray(stance, dtype=bool).T)]
+
+
+def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
+    x0, xf = solution.states[0], solution.states[-1]
+    schedule = problem.schedule
+    lines = _rows(
+        [
+            ("base position start", f"{vector_text(x0[BASE_POS])} m"),
+            ("base position end", f"{vector_text(xf[BASE_POS])} m (target {vector_text(problem.target_base_position)})"),
+            ("base orientation end", f"{_euler_text(xf[BASE_QUAT])} deg (ZYX: yaw, pitch, roll)"),
+            ("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)"),
+        ]
+    )
+    return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
+
+
+def _rigid_body_lines(solution: Solution, model: RigidBody) -> list[str]:
+    (r0, q0, v0, w0), (r1, q1, v1, w1) = (model.parse_state(x, renormalize=True) for x in solution.states[[0, -1]])
+    return _rows(
+        [
+            ("start -> end", f"t = 0 -> t = tf = {solution.tf:.4g} s"),
+            ("position [m]", f"{vector_text(r0)} -> {vector_text(r1)} (world)"),
+            ("attitude [deg]", f"{_euler_text(q0)} -> {_euler_text(q1)} (ZYX: yaw, pitch, roll)"),
+            ("velocity [m/s]", f"{vector_text(v0)} -> {vector_text(v1)} ({model.velocity_frame})"),
+            ("ang. velocity [rad/s]", f"{vector_text(w0)} -> {vector_text(w1)} (body)"),
+        ]
+    )
+
+
+def _generic_lines(solution: Solution, problem: Any) -> list[str]:
+    rows = [("state at t = 0", vector_text(solution.states[0])), ("state at t = tf", vector_text(solution.states[-1]))]
+    goal = problem.goal() if problem is not None else None
+    if goal is not None:
+        rows.append(("goal", vector_text(goal)))
+    return _rows(rows)
+
+
+def solution_report(solution: Solution) -> str:
+    """Multi-line report of ``solution`` (module docstring); the trajectory part needs its problem attached."""
+    problem = solution.problem
+    worst = int(np.argmax(solution.knot_violation)) if solution.knot_violation.size else 0
+    lines = [f"{solution.problem_name or 'problem'}: {solution.status} ({'success' if solution.success else 'FAILED'})"]
+    lines += _rows(
+        [
+            ("transcription", f"{solution.transcription}, N = {solution.N} knots, tf = {solution.tf:.4g} s"),
+            ("iterations", str(solution.iterations)),
+            ("objective", f"{solution.objective:.8g}"),
+            ("max violation", f"{solution.max_violation:.2e} (largest at knot {worst}, t = {solution.times[worst]:.4g} s)"),
+            ("build time", f"{solution.build_time:.3f} s"),
+            ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s IPOPT"),
+        ]
+    )
+    if isinstance(problem, LeggedProblem):
+        lines += _legged_lines(solution, problem)
+    elif problem is not None and isinstance(problem.model, RigidBody):
+        lines += _rigid_body_lines(solution, problem.model)
+    else:
+        lines += _generic_lines(solution, problem)
+    return "\n".join(lines)
