@@ -50,7 +50,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     problem = Problem(model, N=31, tf=4.0, x0=x0, name="satellite slew")
     problem.add_cost(QuadraticCost(model, Q=np.zeros(12), R=np.ones(3), x_ref=xf))
     problem.add_constraint(GoalConstraint(model, xf))
-    problem.bound_controls(lower=-0.5, upper=0.5)
+    problem.bound_controls(lower=-2.0, upper=2.0)  # |u| <= 2 N m
 
     solution = solve(problem)
     print(solution.summary())
