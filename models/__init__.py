@@ -2,6 +2,7 @@
 from .hand import Hand
 from .humanoid import Humanoid
 from .legged import Go1, Go2, LeggedRobot
+from .floating_base import FloatingBaseModel
 from .lie_group_model import LieGroupModel
 from .manipulator import Manipulator
 from .model import Model
@@ -31,6 +32,7 @@ __all__ = [
     "Cartpole",
     "DoubleCartpole",
     "MultibodyModel",
+    "FloatingBaseModel",
     "LeggedRobot",
     "Go1",
     "Go2",
