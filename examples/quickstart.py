@@ -27,7 +27,7 @@ class Satellite(RigidBody):
 
     def __init__(self) -> None:
         super().__init__(rotation="quaternion")
-        self._mass, self._inertia = 10.0, np.diag([1.0, 2.0, 3.0])
+        self.set_mass_properties(10.0, [1.0, 2.0, 3.0])
 
     @property
     def control_dim(self) -> int:

@@ -43,13 +43,7 @@ class Quadrotor(RigidBody):
         u_max: float = np.inf,
     ) -> None:
         super().__init__(rotation, velocity_frame)
-        J = np.asarray(inertia, dtype=float)
-        self._inertia = np.diag(J) if J.shape == (3,) else J
-        if self._inertia.shape != (3, 3):
-            raise ValueError(f"inertia: expected shape (3,) or (3, 3), got {J.shape}")
-        if mass <= 0:
-            raise ValueError(f"mass: expected a positive value, got {mass}")
-        self._mass = float(mass)
+        self.set_mass_properties(mass, inertia)
         self.arm_length, self.kf, self.km, self.gravity = float(arm_length), float(kf), float(km), float(gravity)
         self.u_min, self.u_max = float(u_min), float(u_max)
 

@@ -59,6 +59,17 @@ class RigidBody(LieGroupModel):
         self._lie_state = LieState(self.rotation, (3, 6))
 
     # ------------------------------------------------------ physical parameters
+    def set_mass_properties(self, mass: float, inertia: Any) -> None:
+        """Set the mass (kg, > 0) and the body-frame inertia about the center of mass,
+        given as its diagonal (3,) or the full matrix (3, 3)."""
+        J = np.asarray(inertia, dtype=float)
+        J = np.diag(J) if J.shape == (3,) else J
+        if J.shape != (3, 3):
+            raise ValueError(f"inertia: expected shape (3,) or (3, 3), got {np.shape(inertia)}")
+        if not mass > 0:
+            raise ValueError(f"mass: expected a positive value, got {mass}")
+        self._mass, self._inertia = float(mass), J
+
     @property
     def mass(self) -> float:
         """Total mass (kg)."""

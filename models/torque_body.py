@@ -34,15 +34,9 @@ class TorqueBody(RigidBody):
         u_max: float = np.inf,
     ) -> None:
         super().__init__(rotation, velocity_frame)
-        J = np.asarray(inertia, dtype=float)
-        self._inertia = np.diag(J) if J.shape == (3,) else J
-        if self._inertia.shape != (3, 3):
-            raise ValueError(f"inertia: expected shape (3,) or (3, 3), got {J.shape}")
-        if mass <= 0:
-            raise ValueError(f"mass: expected a positive value, got {mass}")
+        self.set_mass_properties(mass, inertia)
         if not u_max > 0:
             raise ValueError(f"u_max: expected a positive torque limit, got {u_max}")
-        self._mass = float(mass)
         self.u_max = float(u_max)
 
     @property

@@ -23,8 +23,7 @@ class FreeBody(RigidBody):
 
     def __init__(self, rotation, velocity_frame="world"):
         super().__init__(rotation, velocity_frame)
-        self._mass = 2.0
-        self._inertia = np.array([[1.0, 0.1, 0.0], [0.1, 2.0, -0.2], [0.0, -0.2, 3.0]])
+        self.set_mass_properties(2.0, [[1.0, 0.1, 0.0], [0.1, 2.0, -0.2], [0.0, -0.2, 3.0]])
 
     @property
     def control_dim(self):

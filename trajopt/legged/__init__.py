@@ -1,10 +1,12 @@
 """Legged locomotion on top of the core: contact schedules, footholds, the legged OCP."""
+from .kinodynamic import KinodynamicProblem
 from .footholds import foothold_table, nominal_foot_paths, swing_apex_knots
 from .ocp import LeggedProblem, LeggedWeights
 from .schedule import QUADRUPED_FEET, ContactSchedule, gait, jump, periodic_schedule
 
 __all__ = [
     "ContactSchedule",
+    "KinodynamicProblem",
     "LeggedProblem",
     "LeggedWeights",
     "QUADRUPED_FEET",
