@@ -15,6 +15,8 @@ import numpy as np
 
 from lie import _backend as B
 
+from .numeric_call import NumericCall
+
 
 class Model(ABC):
     """Continuous-time model ``xdot = f(x, u, t)`` with a Euclidean error state.
@@ -29,6 +31,7 @@ class Model(ABC):
 
     def __init__(self) -> None:
         self._functions: Dict[str, ca.Function] = {}
+        self._numeric: Dict[str, NumericCall] = {}
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -120,12 +123,16 @@ class Model(ABC):
         outputs returns a tuple. Symbolic arguments give symbolic outputs (a
         call node for MX, the inlined expression for SX).
         """
-        out = self.casadi_function(key)(*args)
-        outs = out if isinstance(out, (tuple, list)) else (out,)
-        if not B.is_symbolic(*args):
-            outs = tuple(np.asarray(o.full() if isinstance(o, ca.DM) else o, dtype=float) for o in outs)
-            outs = outs if matrix else tuple(o.reshape(-1) for o in outs)
-        return tuple(outs) if len(outs) > 1 else outs[0]
+        if B.is_symbolic(*args):
+            out = self.casadi_function(key)(*args)
+            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        else:
+            call = self._numeric.get(key)
+            if call is None:
+                call = self._numeric[key] = NumericCall(self.casadi_function(key))
+            outs = call(*args)
+            outs = outs if matrix else tuple(o.reshape(-1, order="F") for o in outs)
+        return outs if len(outs) > 1 else outs[0]
 
     def _build_dynamics(self) -> ca.Function:
         x, u, t = self.symbols()
