@@ -10,7 +10,8 @@ Defaults:
 - ``go1-pace``: the same timing with the lateral pairs, step 0.1 m, apex 0.06 m.
 - ``go1-bound``: the same timing, front pair then hind pair, step 0.1 m, apex 0.06 m.
 - ``go1-jump``: 0.3 s crouch and push-off, 0.2 s flight, 0.3 s landing
-  (dt 0.02 s, 40 knots), 0.2 m forward, feet 0.05 m high at mid-flight.
+  (dt 0.02 s, 40 knots), 0.2 m forward, feet 0.05 m high at mid-flight,
+  control rate penalized (1e-5) so the push-off at the torque limits stays realizable.
 - ``go2-trot``: ``go1-trot``'s gait on the Go2.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from models import Go1, Go2
-from trajopt.legged import LeggedProblem, gait, jump
+from trajopt.legged import LeggedProblem, LeggedWeights, gait, jump
 
 from .registry import register
 
@@ -47,13 +48,17 @@ def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: in
 
 
 @register("go1-jump")
-def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m)."""
+def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: float = 1e-5) -> LeggedProblem:
+    """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m).
+
+    The push-off runs at the torque limits, so the controls' rate is penalized
+    (``control_rate``; see :class:`trajopt.legged.LeggedProblem`)."""
     if len(knots) != 3:
         raise ValueError(f"knots: expected 3 knot counts (crouch, flight, landing), got {tuple(knots)}")
     crouch, flight, landing = knots
     schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
-    return LeggedProblem(Go1(mu=mu), schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name="go1-jump")
+    weights = LeggedWeights(control_rate=control_rate)
+    return LeggedProblem(Go1(mu=mu), schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name="go1-jump")
 
 
 @register("go2-trot")

@@ -26,7 +26,7 @@ from .knot_function import KnotFunctionLike, knot_function, knot_params
 from .manifold import interpolate_states
 
 
-def _weight(W: Any, n: int, name: str) -> np.ndarray:
+def weight_matrix(W: Any, n: int, name: str) -> np.ndarray:
     """A symmetric positive semi-definite weight from a (n,) diagonal or an (n, n) matrix."""
     W = np.asarray(W, dtype=float)
     if W.shape == (n,):
@@ -80,7 +80,7 @@ class QuadraticCost(RunningCost):
 
     def __init__(self, model: Any, Q: Any, R: Any, x_ref: Any, u_ref: Any = None) -> None:
         self.m, self.nx, self.nu = model.error_dim, model.state_dim, model.control_dim
-        self.Q, self.R = _weight(Q, self.m, "Q"), _weight(R, self.nu, "R")
+        self.Q, self.R = weight_matrix(Q, self.m, "Q"), weight_matrix(R, self.nu, "R")
         self.x_ref = np.asarray(x_ref, dtype=float)
         self.u_ref = np.zeros(self.nu) if u_ref is None else np.asarray(u_ref, dtype=float)
         for arr, n, name in ((self.x_ref, self.nx, "x_ref"), (self.u_ref, self.nu, "u_ref")):
@@ -107,7 +107,7 @@ class QuadraticTerminalCost(TerminalCost):
 
     def __init__(self, model: Any, Qf: Any, x_ref: Any) -> None:
         self.nx = model.state_dim
-        self.Qf = _weight(Qf, model.error_dim, "Qf")
+        self.Qf = weight_matrix(Qf, model.error_dim, "Qf")
         self.x_ref = np.asarray(x_ref, dtype=float)
         if self.x_ref.shape != (self.nx,) or np.isnan(self.x_ref).any():
             raise ValueError(f"x_ref: expected shape ({self.nx},) without NaN, got {self.x_ref.shape}")

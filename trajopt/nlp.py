@@ -74,7 +74,8 @@ class NLP:
         """What the built NLP depends on (checked again when data is read at solve time)."""
         prob = self.problem
         costs = tuple((type(c), c.terminal, c.params(prob.model, prob.N).shape) for c in prob.costs)
-        return (prob.N, prob.free_time, prob.x0 is None, costs)
+        rate = None if prob.control_rate_weight is None else prob.control_rate_weight.tobytes()
+        return (prob.N, prob.free_time, prob.x0 is None, costs, rate)
 
     def _layout_variables(self) -> None:
         """Stage-wise decision vector ``w`` and the index arrays of its parts."""
@@ -123,7 +124,7 @@ class NLP:
         h = tf / (N - 1)
         T = h * ca.DM(np.arange(N)).T
         P, Pm = columns(p, self.idx_p_run), columns(p, self.idx_p_mid)
-        self.interval_fn = interval = self.transcription.interval_function(model, self.running_cost)
+        self.interval_fn = interval = self.transcription.interval_function(model, self.running_cost, prob.control_rate_weight)
         args: Dict[str, Any] = {"x": X[:, :-1], "u": U[:, :-1], "z": Z, "x_next": X[:, 1:], "u_next": U[:, 1:], "t": T[:, :-1], "h": h, "p": P[:, :-1], "p_mid": Pm, "p_next": P[:, 1:]}
         needs = set(interval.name_in())
         if needs & {"f", "f_next"}:  # knot dynamics, evaluated once per knot

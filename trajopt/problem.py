@@ -21,7 +21,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from .constraints import Constraint, GoalConstraint, ResolvedConstraint
-from .costs import Cost
+from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
 from .manifold import interpolate_states, normalize_quaternions, quaternion_slices
 
@@ -81,6 +81,7 @@ class Problem:
         self.state_upper = np.full((self.N, self.nx), np.inf)
         self.control_lower = per_knot(lb, self.N, self.nu, "model.control_bounds() lower")
         self.control_upper = per_knot(ub, self.N, self.nu, "model.control_bounds() upper")
+        self.control_rate_weight: Optional[np.ndarray] = None
         self._guess_states: Optional[np.ndarray] = None
         self._guess_controls: Optional[np.ndarray] = None
 
@@ -139,6 +140,19 @@ class Problem:
         cost.function(self.model)
         cost.params(self.model, self.N)
         self.costs.append(cost)
+        return self
+
+    def penalize_control_rate(self, W: Any) -> "Problem":
+        """Add ``1/2 integral udot^T W udot dt`` to the objective (W: (nu,) diagonal or (nu, nu)).
+
+        ``udot`` is the derivative of the transcription's control interpolant
+        (linear for trapezoidal, quadratic for Hermite-Simpson); it damps
+        controls that alternate from knot to knot, a mode that collocation
+        leaves free when controls enter the dynamics only through their
+        averages. Multiple shooting (held controls) does not support it.
+        Returns ``self``.
+        """
+        self.control_rate_weight = weight_matrix(W, self.nu, "W")
         return self
 
     def add_constraint(self, constraint: Constraint) -> "Problem":

@@ -26,7 +26,7 @@ Implicit schemes are written in the local chart of ``x_k`` (see
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -81,8 +81,12 @@ class Transcription(ABC):
         return []
 
     @abstractmethod
-    def interval_function(self, model: Any, running_cost: ca.Function) -> ca.Function:
-        """Defect, running cost and residual of one interval (module docstring)."""
+    def interval_function(self, model: Any, running_cost: ca.Function, control_rate: Optional[np.ndarray] = None) -> ca.Function:
+        """Defect, running cost and residual of one interval (module docstring).
+
+        ``control_rate`` (nu x nu) adds ``1/2 integral udot^T W udot dt`` over
+        the interval for the transcription's control interpolant.
+        """
 
     @abstractmethod
     def interpolant(self, model: Any) -> ca.Function:

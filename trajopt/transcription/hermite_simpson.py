@@ -11,13 +11,14 @@ Each interval has its own midpoint state ``x_m`` and control ``u_m`` (``z =
 
 (``defect`` stacks both, 2 m rows) plus ``|q_m|^2 - 1 = 0`` for each midpoint
 quaternion (``residual``). Running cost by Simpson's rule,
-``h/6 (l_k + 4 l_m + l_{k+1})``. Between knots the state is the cubic Hermite
+``h/6 (l_k + 4 l_m + l_{k+1})``, plus the exact ``1/2 integral udot^T W udot``
+of the quadratic control with a control-rate weight ``W``. Between knots the state is the cubic Hermite
 interpolant in the chart and the control the quadratic through ``u_k``,
 ``u_m``, ``u_{k+1}``; midpoint bounds are the hull of the two knots' bounds.
 """
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -38,7 +39,7 @@ class HermiteSimpson(Transcription):
         nx, nu = model.state_dim, model.control_dim
         return [(slice(0, nx), slice(nx, nx + nu))]
 
-    def interval_function(self, model: Any, running_cost: ca.Function) -> ca.Function:
+    def interval_function(self, model: Any, running_cost: ca.Function, control_rate: Optional[np.ndarray] = None) -> ca.Function:
         nx = model.state_dim
         s = IntervalSymbols(model, running_cost.size1_in(2), self.interval_size(model))
         x_m, u_m = s.z[:nx], s.z[nx:]
@@ -49,6 +50,10 @@ class HermiteSimpson(Transcription):
         simpson = y1 - s.h / 6 * (ydot0 + 4 * ydotm + ydot1)
         hermite = ym - y1 / 2 - s.h / 8 * (ydot0 - ydot1)
         cost = s.h / 6 * (running_cost(s.x, s.u, s.p) + 4 * running_cost(x_m, u_m, s.p_mid) + running_cost(s.x_next, s.u_next, s.p_next))
+        if control_rate is not None:  # quadratic u: du/ds = g0 + s g1 on s = tau / h in [0, 1]
+            g0, g1 = -3 * s.u + 4 * u_m - s.u_next, 4 * (s.u - 2 * u_m + s.u_next)
+            W = control_rate
+            cost += 0.5 / s.h * (g0.T @ W @ g0 + g0.T @ W @ g1 + g1.T @ W @ g1 / 3)
         norm = unit_norm_residual(model)
         residual = norm(x_m) if norm is not None else ca.SX(0, 1)
         inputs = ["x", "u", "z", "x_next", "u_next", "f", "f_next", "t", "h", "p", "p_mid", "p_next"]

@@ -15,9 +15,10 @@ Between knots the state is one integrator step of length ``tau`` from ``x_k``.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import casadi as ca
+import numpy as np
 
 from ..integrators import Integrator, chart_rate, get_integrator
 from .base import IntervalSymbols, Transcription
@@ -35,7 +36,9 @@ class MultipleShooting(Transcription):
         self.name = "multiple_shooting" if self.integrator.name == "rk4" else f"multiple_shooting_{self.integrator.name}"
         self.order = self.integrator.order
 
-    def interval_function(self, model: Any, running_cost: ca.Function) -> ca.Function:
+    def interval_function(self, model: Any, running_cost: ca.Function, control_rate: Optional[np.ndarray] = None) -> ca.Function:
+        if control_rate is not None:
+            raise ValueError("control_rate: multiple shooting holds each control constant; use trapezoidal or hermite_simpson")
         m = model.error_dim
         s = IntervalSymbols(model, running_cost.size1_in(2), 0)
 

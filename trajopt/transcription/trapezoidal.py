@@ -7,15 +7,17 @@ In the chart of ``x_k`` (``y = state_error(., x_k)``, :mod:`trajopt.manifold`)::
 
 ``C`` brings the velocity of ``x_{k+1}`` into the frame of ``x_k`` (body-frame
 velocities included), which keeps the scheme second order on the manifold.
-Running cost: ``h/2 (l(x_k, u_k, p_k) + l(x_{k+1}, u_{k+1}, p_{k+1}))``.
+Running cost: ``h/2 (l(x_k, u_k, p_k) + l(x_{k+1}, u_{k+1}, p_{k+1}))``, plus
+``1/2 du^T W du / h`` (``du = u_{k+1} - u_k``) with a control-rate weight ``W``.
 Between knots the control is linear and the state quadratic in the chart:
 ``y(tau) = tau ydot_0 + tau^2 / (2 h) (ydot_1 - ydot_0)``, ``x = apply_dx(x_k, y)``.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import casadi as ca
+import numpy as np
 
 from ..manifold import chart_velocity
 from .base import IntervalSymbols, Transcription
@@ -26,12 +28,15 @@ class Trapezoidal(Transcription):
 
     name, order = "trapezoidal", 2
 
-    def interval_function(self, model: Any, running_cost: ca.Function) -> ca.Function:
+    def interval_function(self, model: Any, running_cost: ca.Function, control_rate: Optional[np.ndarray] = None) -> ca.Function:
         s = IntervalSymbols(model, running_cost.size1_in(2), 0)
         ydot0 = model.error_jacobian_T(s.x) @ s.f
         ydot1 = chart_velocity(model, s.x, s.x_next, s.f_next)
         defect = model.state_error(s.x_next, s.x) - s.h / 2 * (ydot0 + ydot1)
         cost = s.h / 2 * (running_cost(s.x, s.u, s.p) + running_cost(s.x_next, s.u_next, s.p_next))
+        if control_rate is not None:  # linear u: udot = (u_{k+1} - u_k) / h over the interval
+            du = s.u_next - s.u
+            cost += 0.5 * (du.T @ control_rate @ du) / s.h
         inputs = ["x", "u", "x_next", "u_next", "f", "f_next", "h", "p", "p_next"]
         return s.function("trapezoidal_interval", inputs, {"defect": defect, "cost": cost, "residual": ca.SX(0, 1)})
 
