@@ -22,7 +22,9 @@ pure-CasADi path keeps working without a compiler.
 :func:`build_library` does the work and reports timings (benchmarks use it);
 :func:`compile_function` is what models call: it returns the compiled function
 (``casadi.external``) or, with a :class:`CompilerWarning`, the original one when
-no compiler is found or compilation fails.
+no compiler is found or compilation fails. :func:`compile_functions` does the
+same for many functions, running the compilers in parallel (the NLP's stage
+derivatives, :mod:`trajopt.derivatives`).
 """
 from __future__ import annotations
 
@@ -36,9 +38,10 @@ import sys
 import tempfile
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import List, Optional, Sequence, Union
 
 import casadi as ca
 
@@ -148,8 +151,35 @@ def compile_function(
     no compiler or compilation fails, a :class:`CompilerWarning` is issued and
     ``f`` itself is returned.
     """
-    try:
-        return build_library(f, opt, cache_dir, compiler).load()
-    except (CompilerNotFound, RuntimeError) as err:
-        warnings.warn(f"{f.name()} runs on CasADi's virtual machine: {err}", CompilerWarning, stacklevel=2)
-        return f
+    return compile_functions([f], opt, cache_dir, compiler)[0]
+
+
+def compile_functions(
+    functions: Sequence[ca.Function],
+    opt: str = DEFAULT_OPT,
+    cache_dir: Union[str, Path, None] = None,
+    compiler: Optional[str] = None,
+    jobs: Optional[int] = None,
+) -> List[ca.Function]:
+    """Each of ``functions`` as :func:`compile_function` returns it, compiling up to ``jobs`` at once.
+
+    ``jobs`` defaults to the number of CPUs. Functions that could not be
+    compiled come back unchanged, with one :class:`CompilerWarning` naming them.
+    """
+    functions = list(functions)
+    if not functions:
+        return []
+
+    def build(f: ca.Function) -> Union[Library, Exception]:
+        try:
+            return build_library(f, opt, cache_dir, compiler)
+        except (CompilerNotFound, RuntimeError) as err:
+            return err
+
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(functions)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # the compilers run as subprocesses, in parallel
+        libraries = list(pool.map(build, functions))
+    failed = [f"{f.name()}: {lib}" for f, lib in zip(functions, libraries) if isinstance(lib, Exception)]
+    if failed:
+        warnings.warn(f"{len(failed)} function(s) run on CasADi's virtual machine: " + "; ".join(failed), CompilerWarning, stacklevel=2)
+    return [f if isinstance(lib, Exception) else lib.load() for f, lib in zip(functions, libraries)]

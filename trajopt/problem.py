@@ -16,7 +16,7 @@ its expected and actual shape.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -47,8 +47,9 @@ class Problem:
     """An optimal-control problem on ``N`` knots (see module docstring).
 
     :attr:`default_transcription` is what :func:`trajopt.solve` uses when no
-    transcription is given; problem classes whose formulation suits another
-    scheme better (e.g. the legged problem: trapezoidal) override it.
+    transcription is given, and :attr:`ipopt_options` are IPOPT options added
+    to the solver's defaults; problem classes whose formulation suits another
+    scheme or scaling better (e.g. the legged problem) override them.
 
     Parameters
     ----------
@@ -63,6 +64,8 @@ class Problem:
     """
 
     default_transcription: str = "hermite_simpson"
+    #: IPOPT options this kind of problem solves best with (a solve's own ``options`` override them).
+    ipopt_options: Dict[str, Any] = {}
 
     def __init__(self, model: Any, N: int, tf: float | FreeTime, x0: Any = None, name: str = "problem") -> None:
         if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:

@@ -95,6 +95,10 @@ class LeggedProblem(Problem):
     """
 
     default_transcription = "trapezoidal"
+    #: The cost is small next to the constraints' scale (forces ~100 N): scaling it by 100
+    #: cut IPOPT's iterations on every gait (measured: trot 23 -> 19, pace 33 -> 20,
+    #: bound 31 -> 25, jump 54 -> 42, Go2 trot 22 -> 18); violations stay below 4e-7.
+    ipopt_options = {"obj_scaling_factor": 100.0}
 
     def __init__(
         self,
