@@ -193,3 +193,13 @@ def test_python_dash_m(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr.startswith("trajopt solve: error: unknown problem 'nope'; known problems: acrobot, ")
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_solve_compiled_and_with_fatrop(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJOPT_CACHE", str(tmp_path / "cache"))
+    code, out, _ = run(capsys, "solve", "pendulum", "--N", "11", "--quiet", "--compile")
+    assert code == 0 and "Solve_Succeeded" in out
+    code, out, _ = run(capsys, "solve", "cartpole", "--quiet", "--solver", "fatrop", "-t", "multiple_shooting")
+    assert code == 0 and "Success" in out
+    code, _, err = run(capsys, "solve", "quadrotor", "--quiet", "--solver", "fatrop")
+    assert code == 2 and "fatrop" in err

@@ -16,6 +16,7 @@ from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, I
 from .nlp import NLP
 from .problem import FreeTime, Problem
 from .solution import Solution
+from .fatrop_solver import FatropSolver
 from .solver import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS, IpoptSolver, solve
 from .transcription import HermiteSimpson, MultipleShooting, Transcription, Trapezoidal, get_transcription
 
@@ -26,6 +27,7 @@ __all__ = [
     "DEFAULT_IPOPT_OPTIONS",
     "DiscreteDynamics",
     "EULER",
+    "FatropSolver",
     "FreeTime",
     "FunctionCost",
     "FunctionTerminalCost",

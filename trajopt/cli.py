@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-iter", type=int, metavar="K", help="IPOPT iteration limit (default 1000)")
     group.add_argument("--print-level", type=int, default=5, metavar="L", help="IPOPT print level 0..12 (default 5: one line per iteration)")
     group.add_argument("--quiet", "-q", action="store_true", help="no IPOPT output (print level 0)")
+    group.add_argument("--compile", action="store_true", help="evaluate the stage functions as compiled C (gcc once, cached on disk)")
+    group.add_argument("--solver", choices=("ipopt", "fatrop"), default="ipopt", help="NLP solver (fatrop: multiple shooting, vector states)")
     group = run.add_argument_group("output")
     group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
     group.add_argument("--plot", metavar="FILE", help=f"write a summary page ({', '.join(FIGURE_EXTENSIONS)})")
@@ -254,7 +256,7 @@ def solve_command(args: argparse.Namespace) -> int:
     options = {"max_iter": args.max_iter} if args.max_iter is not None else None
     print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
     try:
-        solution = solve(problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level)
+        solution = solve(problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level, compile=args.compile, solver=args.solver)
     except ValueError as err:
         raise UsageError(str(err)) from None
     print()
