@@ -3,16 +3,12 @@
 Ours (each configuration in its own worker process, so its peak memory is its own):
 
 - ``inverse``: the default problem (inverse-dynamics formulation, trapezoidal
-  collocation, hard constraints), stage derivatives on CasADi's virtual machine;
+  collocation, hard constraints, the problem's IPOPT options: objective scaled
+  by 100), stage derivatives on CasADi's virtual machine;
 - ``inverse+C``: the same with compiled stage derivatives (``compile=True``);
-- ``inverse+C/obj100``: ``inverse+C`` with IPOPT's ``obj_scaling_factor``
-  100 (the cost, ~1 at the optimum, is small against the constraints' scale;
-  measured: 15-40 % fewer iterations on every Go1/Go2 gait, the same optimum to
-  ~1e-8, violations up to 3e-7 on the jump; a candidate problem-level default,
-  not ours yet);
-- ``inverse+C/tuned``: ``obj100`` plus IPOPT's adaptive barrier update
-  (``mu_strategy="adaptive"``: the fewest iterations here; alone it needs more
-  on the Go1 pace);
+- ``inverse+C/tuned``: ``inverse+C`` plus IPOPT's adaptive barrier update
+  (``mu_strategy="adaptive"``: the fewest iterations here, but more on the
+  Go1 pace, so not a default);
 - ``forward+C``: the forward-dynamics (ABA) formulation, compiled.
 
 The peer, crocoddyl's FDDP and BoxFDDP on its own trot helper (same robot
@@ -64,8 +60,7 @@ sys.path.insert(0, str(ROOT))
 CONFIGS = {
     "inverse": {"formulation": "inverse", "compile": False, "ipopt": {}},
     "inverse+C": {"formulation": "inverse", "compile": True, "ipopt": {}},
-    "inverse+C/obj100": {"formulation": "inverse", "compile": True, "ipopt": {"obj_scaling_factor": 100.0}},
-    "inverse+C/tuned": {"formulation": "inverse", "compile": True, "ipopt": {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive"}},
+    "inverse+C/tuned": {"formulation": "inverse", "compile": True, "ipopt": {"mu_strategy": "adaptive"}},
     "forward+C": {"formulation": "forward", "compile": True, "ipopt": {}},
 }
 HEADLINE = "inverse+C"
