@@ -18,10 +18,11 @@ import problems
 from lie import quat_to_rot
 from models.floating_base import BASE_POSITION, JOINT_POSITIONS, MAX_PITCH, PITCH
 from trajopt import solve
-from trajopt.legged import ContactSchedule, gait, swing_apex_knots
+from trajopt.legged import ContactSchedule, gait
 from trajopt.legged.kinodynamic import KinodynamicProblem
 
-TOL = 1e-6
+from .legged_checks import TOL, check_contact_plan
+
 A_TOL = 1e-5
 
 
@@ -53,21 +54,12 @@ def check_kinodynamic_solution(problem, solution):
     """The gait constraints at every knot, in the full model's kinematics."""
     assert solution.success, solution.status
     assert solution.max_violation < TOL
-    robot, sched, fb = problem.robot, problem.schedule, problem.floating_base
+    robot, fb = problem.robot, problem.floating_base
     X, U = solution.states, solution.controls
     X_mb = problem.multibody_states(X, U)
     feet = np.array([robot.kinematics(x).reshape(-1, 3) for x in X_mb])
-    st = sched.stance
-    assert np.abs(feet[st] - problem.footholds[st]).max() < TOL
-    assert feet[~st][:, 2].min() >= -TOL
-    for i in range(robot.nc):
-        for k in swing_apex_knots(sched, i):
-            assert feet[k, i, 2] >= problem.footholds[k, i, 2] + problem.swing_apex - TOL
     F = U[:, fb.force_slice].reshape(len(X), robot.nc, 3)
-    assert np.abs(F[~st]).max(initial=0.0) < TOL
-    fx, fy, fz = F[st].T
-    assert fz.min() >= -TOL
-    assert (robot.mu * fz - np.abs(fx)).min() >= -TOL and (robot.mu * fz - np.abs(fy)).min() >= -TOL
+    check_contact_plan(problem, feet, F)
     assert (X[1:, JOINT_POSITIONS] >= robot.joint_lower - TOL).all() and (X[1:, JOINT_POSITIONS] <= robot.joint_upper + TOL).all()
     assert (np.abs(U[:, fb.joint_velocity_slice]) <= robot.velocity_limits + TOL).all()
     assert np.abs(X[:, PITCH]).max() <= MAX_PITCH
