@@ -79,7 +79,7 @@ class Integrator(ABC):
 
     def chart_step(self, rate: ChartRate, h: Any) -> Any:
         """``sigma(h)`` of the chart ODE from ``sigma(0) = 0`` (explicit methods)."""
-        raise NotImplementedError(f"{self.name} is implicit: use DiscreteDynamics or chart_defect")
+        raise ValueError(f"integrator: {self.name} is implicit and has no explicit step; use DiscreteDynamics or chart_defect")
 
     def __repr__(self) -> str:
         return f"<integrator {self.name} (order {self.order})>"
