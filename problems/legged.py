@@ -2,6 +2,7 @@
 
 Each factory returns a :class:`trajopt.legged.LeggedProblem` (see its docstring
 for the constraints and cost) solved with trapezoidal collocation by default.
+The periodic gaits take ``N`` (knots) as an alternative to ``dt``.
 Defaults:
 
 - ``go1-trot``: the gait crocoddyl is compared on: one cycle of 30 intervals of
@@ -16,7 +17,7 @@ Defaults:
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from models import Go1, Go2
 from trajopt.legged import LeggedProblem, LeggedWeights, gait, jump
@@ -24,27 +25,32 @@ from trajopt.legged import LeggedProblem, LeggedWeights, gait, jump
 from .registry import register
 
 
-def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: float, period: float, formulation: str, friction: str, problem_name: str) -> LeggedProblem:
+def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: float, period: float, formulation: str, friction: str, problem_name: str, N: Optional[int]) -> LeggedProblem:
+    """A periodic gait; a given ``N`` (knots) sets ``dt = cycles * period / (N - 1)``."""
+    if N is not None:
+        if not (isinstance(N, int) and N >= 3 and (N - 1) % cycles == 0):
+            raise ValueError(f"N: expected an int >= 3 with N - 1 a multiple of cycles = {cycles}, got {N!r}")
+        dt = cycles * period / (N - 1)
     schedule = gait(name, dt=dt, period=period, cycles=cycles)
-    return LeggedProblem(robot, schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name=problem_name)
+    return LeggedProblem(robot, schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name=problem_name, N=N)
 
 
 @register("go1-trot")
-def go1_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
     """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m)."""
-    return _periodic_gait(Go1(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot")
+    return _periodic_gait(Go1(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N)
 
 
 @register("go1-pace")
-def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
     """Go1 pace: lateral leg pairs alternate."""
-    return _periodic_gait(Go1(mu=mu), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace")
+    return _periodic_gait(Go1(mu=mu), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace", N)
 
 
 @register("go1-bound")
-def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
     """Go1 bound: the front pair, then the hind pair."""
-    return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound")
+    return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N)
 
 
 @register("go1-jump")
@@ -62,6 +68,6 @@ def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float
 
 
 @register("go2-trot")
-def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
     """Go2 trot with go1-trot's gait."""
-    return _periodic_gait(Go2(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot")
+    return _periodic_gait(Go2(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot", N)

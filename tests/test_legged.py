@@ -47,9 +47,11 @@ def test_schedule_bad_input():
         LeggedProblem(robot, gait("trot", foot_names=("FL_foot", "FR_foot", "RL_foot", "paw")))
     with pytest.raises(ValueError, match="schedule: has 3 feet"):
         LeggedProblem(robot, ContactSchedule(("FL_foot", "FR_foot", "RL_foot"), np.ones((5, 3), bool), 0.02))
-    schedule = gait("trot")
     with pytest.raises(ValueError, match="schedule: has 31 knots but the problem has N = 20"):
-        schedule.check_length(20)
+        LeggedProblem(robot, gait("trot"), N=20)
+    assert problems.get("go1-trot", N=61).schedule.dt == pytest.approx(0.01)
+    with pytest.raises(ValueError, match="N: expected"):
+        problems.get("go1-trot", N=10, cycles=2)
 
 
 def check_gait_solution(problem, solution):

@@ -92,6 +92,8 @@ class LeggedProblem(Problem):
         Commanded base displacement over the horizon (m, world frame).
     swing_apex:
         Minimum foot height (m) at the middle knot of every swing.
+    N:
+        Number of knots, if the caller wants it checked against the schedule's.
     """
 
     default_transcription = "trapezoidal"
@@ -112,7 +114,10 @@ class LeggedProblem(Problem):
         periodic: bool = False,
         weights: Optional[LeggedWeights] = None,
         name: str = "legged",
+        N: Optional[int] = None,
     ) -> None:
+        if N is not None:
+            schedule.check_length(N)
         if not getattr(robot, "is_floating", False):
             raise ValueError("robot: expected a floating-base multibody model")
         if len(schedule.foot_names) != robot.nc:
