@@ -126,7 +126,7 @@ def test_overwrite_replaces_files(capsys, tmp_path):
     "argv, message",
     [
         (["solve", "nope"], "unknown problem 'nope'; known problems: acrobot"),
-        (["solve", "go1-trot", "--N", "21"], "problem 'go1-trot' takes no --N; its parameters: step=0.15, apex=0.08"),
+        (["solve", "go1-jump", "--N", "21"], "problem 'go1-jump' takes no --N; its parameters: length=0.2, apex=0.05"),
         (["solve", "pendulum", "-p", "mass=2"], "problem 'pendulum' takes no parameter 'mass'; its parameters: N=51, tf=3.0, u_max=5.0"),
         (["solve", "pendulum", "--N", "abc"], "parameter N: expected a value like the default 51, got 'abc'"),
         (["solve", "go1-jump", "-p", "knots=15,x,15"], "parameter knots: expected a value like the default (15, 10, 15)"),
