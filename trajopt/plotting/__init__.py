@@ -5,7 +5,8 @@
 - :mod:`.rigid_body`: 3D path with body-axes triads.
 - :mod:`.animation`: quadrotor-like rigid-body animation, GIF/MP4 writing.
 - :mod:`.legged`: base, joints, contact forces, foot heights, gait diagram,
-  a one-page summary, and a stick-figure animation (segments from pinocchio).
+  a one-page summary.
+- :mod:`.stick_figure`: a stick-figure animation (segments from pinocchio).
 - :mod:`.solution`: :func:`plot_solution` and :func:`animate_solution`, which
   pick the plots for a :class:`trajopt.Solution` by its problem and model.
 - :mod:`.output`: :func:`save_figure`, used by every plot's ``path`` argument.
@@ -14,19 +15,11 @@ Conventions follow DESIGN.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
 body to world), ZYX Euler angles ordered ``(yaw, pitch, roll)``, SI units.
 """
 from .animation import animate_rigid_body
-from .legged import (
-    animate_stick_figure,
-    plot_base,
-    plot_contact_forces,
-    plot_foot_heights,
-    plot_gait_diagram,
-    plot_joints,
-    plot_legged_summary,
-    stick_segments,
-)
+from .legged import plot_base, plot_contact_forces, plot_foot_heights, plot_gait_diagram, plot_joints, plot_legged_summary
 from .output import save_figure
 from .rigid_body import plot_trajectory_3d
 from .solution import animate_solution, plot_solution
+from .stick_figure import animate_stick_figure, stick_segments
 from .trajectories import plot_constraint_violation, plot_controls, plot_states
 
 __all__ = [

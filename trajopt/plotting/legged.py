@@ -1,4 +1,4 @@
-"""Plots and a stick-figure animation of legged-robot trajectories.
+"""Plots of legged-robot trajectories (the stick-figure animation is in :mod:`.stick_figure`).
 
 Conventions (DESIGN.md): base position in the world frame [m]; base
 quaternion ``[qw, qx, qy, qz]`` (Hamilton, body to world), shown as ZYX Euler
@@ -20,30 +20,24 @@ from typing import Any, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pinocchio
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
-from lie.quaternion import check_unit_quaternion
 
-from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times, interpolate_linear, write_animation
 from .checks import as_array, as_knot_series, as_limits, as_names, as_quaternions, as_times
-from .output import prepare_output_path, save_figure
-from .rigid_body import label_axes_3d
+from .output import save_figure
 from .trajectories import EULER_LABELS, add_legend, draw_limits, euler_zyx_degrees, plot_series
 
 XYZ = ("x", "y", "z")
 #: Gray used to shade stance phases.
 STANCE_SHADE = dict(color="0.85", alpha=0.6, linewidth=0)
 #: Candidate spacings [m] of the ground grid of :func:`animate_stick_figure`.
-GRID_SPACINGS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0)
 
 
 # ---------------------------------------------------------------- input checks
 
 
-def _stance(stance: Any, n_knots: int, nfeet: int | str = "nfeet") -> np.ndarray:
+def stance_table(stance: Any, n_knots: int, nfeet: int | str = "nfeet") -> np.ndarray:
     """Contact schedule (N or N - 1, nfeet) as booleans."""
     arr = as_knot_series(np.asarray(stance), "stance", n_knots, (nfeet,))
     return arr.astype(bool)
@@ -201,7 +195,7 @@ def plot_contact_forces(
     t = as_times(times)
     f = as_knot_series(forces, "forces", t.size, ("nfeet", 3))
     nfeet = f.shape[1]
-    contact = _stance(stance, t.size, nfeet)
+    contact = stance_table(stance, t.size, nfeet)
     names = as_names(foot_names, nfeet, "foot_names", "foot")
     fig, axes = _foot_axes(nfeet, "contact forces, world frame (gray: stance)")
     for i, ax in enumerate(axes):
@@ -228,7 +222,7 @@ def plot_foot_heights(
     t = as_times(times)
     p = as_array(foot_pos, "foot_pos", (t.size, "nfeet", 3))
     nfeet = p.shape[1]
-    contact = _stance(stance, t.size, nfeet)
+    contact = stance_table(stance, t.size, nfeet)
     names = as_names(foot_names, nfeet, "foot_names", "foot")
     fig, axes = _foot_axes(nfeet, "foot heights (gray: stance)")
     for i, ax in enumerate(axes):
@@ -251,7 +245,7 @@ def plot_gait_diagram(
     ``times`` (N,) [s]; ``stance`` (N or N - 1, nfeet) bool.
     """
     t = as_times(times)
-    contact = _stance(stance, t.size)
+    contact = stance_table(stance, t.size)
     names = as_names(foot_names, contact.shape[1], "foot_names", "foot")
     fig, ax = plt.subplots(figsize=(9, 0.9 + 0.45 * len(names)), layout="constrained")
     draw_gait(ax, t, contact, names)
@@ -296,7 +290,7 @@ def plot_legged_summary(
         raise ValueError(f"tau_limit: expected positive torque limits, got {limit}")
     f = as_knot_series(forces, "forces", t.size, ("nfeet", 3))
     nfeet = f.shape[1]
-    contact = _stance(stance, t.size, nfeet)
+    contact = stance_table(stance, t.size, nfeet)
     p = as_array(foot_pos, "foot_pos", (t.size, nfeet, 3))
     feet = as_names(foot_names, nfeet, "foot_names", "foot")
     joints = as_names(joint_names, nj, "joint_names", "joint") if joint_names is not None else None
@@ -328,170 +322,3 @@ def plot_legged_summary(
     _titled(ax["gait"], "gait diagram (bars: stance)", "")
     ax["gait"].set_xlabel("time [s]")
     return save_figure(fig, path, overwrite)
-
-
-# ---------------------------------------------------------------- animation
-
-
-def _pinocchio_configuration(model: pinocchio.Model, q: np.ndarray, name: str) -> np.ndarray:
-    """Our configuration (quaternions ``[qw, qx, qy, qz]``) in pinocchio's order (``[qx, qy, qz, qw]``)."""
-    q_pin = q.copy()
-    for joint in model.joints:
-        kind = joint.shortname()
-        if kind not in ("JointModelFreeFlyer", "JointModelSpherical"):
-            continue
-        start = joint.idx_q + (3 if kind == "JointModelFreeFlyer" else 0)
-        check_unit_quaternion(q[start : start + 4], f"{name}[{start}:{start + 4}]")
-        q_pin[start : start + 4] = q[[start + 1, start + 2, start + 3, start]]
-    return q_pin
-
-
-def _default_endpoints(model: pinocchio.Model) -> list[tuple[tuple[str, int], tuple[str, int]]]:
-    """Parent-child joint pairs (not from the universe), plus a tip per leaf joint.
-
-    The tip of a leaf joint (one without child joints) is the frame attached
-    to it that lies farthest from the joint, e.g. a foot; none if all such
-    frames sit at the joint.
-    """
-    parents = list(model.parents)
-    pairs = [(("joint", parents[i]), ("joint", i)) for i in range(1, model.njoints) if parents[i] > 0]
-    for leaf in (i for i in range(1, model.njoints) if i not in parents):
-        offsets = [(np.linalg.norm(f.placement.translation), fid) for fid, f in enumerate(model.frames) if f.parentJoint == leaf]
-        if offsets and max(offsets)[0] > 1e-9:
-            pairs.append((("joint", leaf), ("frame", max(offsets)[1])))
-    return pairs
-
-
-def stick_segments(
-    pin_model: pinocchio.Model,
-    q_list: Sequence[np.ndarray] | np.ndarray,
-    frame_pairs: Sequence[tuple[str, str]] | None = None,
-) -> np.ndarray:
-    """Line segments (M, nseg, 2, 3) [m, world] of a robot at M configurations.
-
-    ``q_list`` (M, nq) holds configurations in OUR order: a free-flyer is
-    ``[x, y, z, qw, qx, qy, qz, joints...]`` (pinocchio's ``[qx, qy, qz, qw]``
-    order is converted here; spherical joints likewise). By default the
-    segments join each joint to its parent joint (the universe excluded) and
-    each leaf joint to its farthest attached frame (a foot), at placements from
-    ``pinocchio.framesForwardKinematics``; ``frame_pairs`` lists ``(frame_a,
-    frame_b)`` frame names to join instead. ``[..., 0, :]`` is the start
-    (parent) point, ``[..., 1, :]`` the end.
-    """
-    qs = as_array(q_list, "q_list", ("M", pin_model.nq))
-    if frame_pairs is None:
-        endpoints = _default_endpoints(pin_model)
-    else:
-        for name in (n for pair in frame_pairs for n in pair):
-            if not pin_model.existFrame(name):
-                raise ValueError(f"frame_pairs: the model has no frame named {name!r}")
-        endpoints = [(("frame", pin_model.getFrameId(a)), ("frame", pin_model.getFrameId(b))) for a, b in frame_pairs]
-    data = pin_model.createData()
-    out = np.empty((qs.shape[0], len(endpoints), 2, 3))
-    for k, q in enumerate(qs):
-        pinocchio.framesForwardKinematics(pin_model, data, _pinocchio_configuration(pin_model, q, f"q_list[{k}]"))
-        for s, pair in enumerate(endpoints):
-            for e, (kind, index) in enumerate(pair):
-                out[k, s, e] = (data.oMi if kind == "joint" else data.oMf)[index].translation
-    return out
-
-
-def sample_held(times: np.ndarray, values: np.ndarray, t_new: np.ndarray) -> np.ndarray:
-    """Zero-order hold: the row of ``values`` (rows, ...) in force at each of ``t_new`` (M,)."""
-    rows = np.clip(np.searchsorted(times, t_new, side="right") - 1, 0, values.shape[0] - 1)
-    return values[rows]
-
-
-def _grid_segments(center: np.ndarray, half: float, spacing: float) -> np.ndarray:
-    """Ground-grid lines (L, 2, 3) at world multiples of ``spacing`` inside the square view."""
-    lo, hi = center - half, center + half
-    lines = []
-    for axis in (0, 1):
-        for c in np.arange(np.ceil(lo[axis] / spacing), np.floor(hi[axis] / spacing) + 1) * spacing:
-            a, b = np.zeros(3), np.zeros(3)
-            a[axis] = b[axis] = c
-            a[1 - axis], b[1 - axis] = lo[1 - axis], hi[1 - axis]
-            lines.append((a, b))
-    return np.array(lines).reshape(-1, 2, 3)
-
-
-def animate_stick_figure(
-    times: np.ndarray,
-    segments: np.ndarray,
-    feet: np.ndarray,
-    forces: np.ndarray | None,
-    stance: np.ndarray,
-    path: str | Path,
-    fps: float = 30,
-    force_scale: float | None = None,
-    overwrite: bool = False,
-) -> Path:
-    """Animate a legged robot as a stick figure; write GIF or MP4; return the path.
-
-    ``times`` (N,) [s]; ``segments`` (N, nseg, 2, 3) world [m], e.g. from
-    :func:`stick_segments`; ``feet`` (N, nfeet, 3) world [m]; ``forces``
-    (N or N - 1, nfeet, 3) world [N] or None; ``stance`` (N or N - 1, nfeet)
-    bool. Frames are resampled at ``fps``: positions and per-knot forces
-    linearly, per-interval series and stance held. Links are black lines,
-    stance feet filled dots, swing feet open dots, and stance feet carry their
-    force as a red arrow of ``force_scale`` [m/N] (default: the largest force
-    spans a third of the view). The camera follows the centroid of the
-    segment endpoints horizontally over a ground grid at ``z = 0``. ``path``
-    ends in ``.gif`` or ``.mp4``; an existing file is replaced only with
-    ``overwrite=True``.
-    """
-    t = as_times(times)
-    seg = as_array(segments, "segments", (t.size, "nseg", 2, 3))
-    ft = as_array(feet, "feet", (t.size, "nfeet", 3))
-    nfeet = ft.shape[1]
-    contact = _stance(stance, t.size, nfeet)
-    f = as_knot_series(forces, "forces", t.size, (nfeet, 3)) if forces is not None else None
-    out = prepare_output_path(path, overwrite, ANIMATION_EXTENSIONS)
-
-    t_frames = frame_times(t, fps)
-    seg_frames = interpolate_linear(t, seg, t_frames)
-    feet_frames = interpolate_linear(t, ft, t_frames)
-    contact_frames = sample_held(t, contact, t_frames)
-    if f is not None:
-        f_frames = (interpolate_linear if f.shape[0] == t.size else sample_held)(t, f, t_frames)
-    centers = seg_frames.reshape(t_frames.size, -1, 3).mean(axis=1)
-    points = np.concatenate([seg_frames.reshape(t_frames.size, -1, 3), feet_frames], axis=1)
-    half = 1.2 * max(float(np.max(np.abs(points[:, :, :2] - centers[:, None, :2]))), 0.1)
-    z_lo = min(0.0, float(points[:, :, 2].min())) - 0.05 * half
-    z_hi = max(float(points[:, :, 2].max()), z_lo + 0.2 * half) + 0.2 * half
-    spacing = min(GRID_SPACINGS, key=lambda s: abs(s - half / 3))
-    if f is not None:
-        peak = float(np.max(np.linalg.norm(f, axis=-1)))
-        if force_scale is None:
-            force_scale = 2.0 * half / 3.0 / peak if peak > 0 else 0.0
-
-    fig = Figure(figsize=ANIMATION_SIZE, layout="constrained")
-    ax = fig.add_subplot(projection="3d")
-    ax.view_init(elev=20, azim=-50)
-    ax.grid(False)
-    grid = ax.add_collection3d(Line3DCollection([], colors="0.55", linewidths=0.7), autolim=False)
-    links = ax.add_collection3d(Line3DCollection([], colors="black", linewidths=2.0), autolim=False)
-    stance_dots = ax.plot([], [], [], "o", color="tab:blue", markersize=6, linestyle="none")[0]
-    swing_dots = ax.plot([], [], [], "o", markerfacecolor="white", markeredgecolor="tab:blue", markersize=6, linestyle="none")[0]
-    ax.set_box_aspect((2 * half, 2 * half, z_hi - z_lo), zoom=0.9)
-    ax.set_zlim(z_lo, z_hi)
-    label_axes_3d(ax)
-    arrows: list[Any] = []
-
-    def draw_frame(k: int) -> None:
-        c = centers[k]
-        ax.set_xlim(c[0] - half, c[0] + half)
-        ax.set_ylim(c[1] - half, c[1] + half)
-        grid.set_segments(_grid_segments(c[:2], half, spacing))
-        links.set_segments(seg_frames[k])
-        on = contact_frames[k]
-        stance_dots.set_data_3d(*feet_frames[k, on].T)
-        swing_dots.set_data_3d(*feet_frames[k, ~on].T)
-        while arrows:
-            arrows.pop().remove()
-        if f is not None and on.any() and force_scale > 0:
-            tails, vectors = feet_frames[k, on], force_scale * f_frames[k, on]
-            arrows.append(ax.quiver(*tails.T, *vectors.T, color="tab:red", linewidth=1.5, arrow_length_ratio=0.2))
-        ax.set_title(f"t = {t_frames[k]:.2f} s", fontsize="medium")
-
-    return write_animation(fig, draw_frame, t_frames.size, out, fps)

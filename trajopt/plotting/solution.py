@@ -21,7 +21,7 @@
 :func:`animate_solution` samples the solution at the frame times with
 :meth:`Solution.evaluate` and animates a rigid body
 (:func:`~.animation.animate_rigid_body`) or a legged robot as a stick figure
-with its contact forces (:func:`~.legged.animate_stick_figure`).
+with its contact forces (:func:`~.stick_figure.animate_stick_figure`).
 
 Both need the problem attached to the solution (the solver attaches it;
 :meth:`Solution.load` takes ``problem=``).
@@ -42,7 +42,8 @@ from models.rigid_body import RigidBody
 from ..legged import LeggedProblem
 from ..solution import Solution
 from .animation import ANIMATION_EXTENSIONS, animate_rigid_body, frame_times
-from .legged import animate_stick_figure, plot_legged_summary, sample_held, stick_segments
+from .legged import plot_legged_summary
+from .stick_figure import animate_stick_figure, sample_held, stick_segments
 from .output import prepare_output_path, save_figure
 from .rigid_body import plot_trajectory_3d
 from .trajectories import EULER_LABELS, VIOLATION_FLOOR, add_legend, euler_zyx_degrees, plot_series
