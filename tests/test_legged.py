@@ -144,3 +144,16 @@ def test_go1_jump_replay_drift_is_bounded():
     result = replay(problem, solve(problem), substeps=10)
     assert result.base_position_drift.max() < 0.02
     assert np.degrees(result.base_orientation_drift.max()) < 3.0
+
+
+def test_periodic_trot_with_the_exact_friction_cone():
+    robot = Go1(mu=0.7)
+    problem = LeggedProblem(robot, gait("trot"), periodic=True, friction="cone")
+    solution = solve(problem)
+    assert solution.success and solution.max_violation < TOL
+    X, nq = solution.states, robot.nq
+    assert np.abs(X[-1, 7:nq] - X[0, 7:nq]).max() < TOL  # joints back where they started
+    assert np.abs(X[-1, nq:] - X[0, nq:]).max() < TOL  # velocities too
+    assert np.linalg.norm(X[-1, :3] - problem.target_base_position) < 1e-3
+    F = solution.controls[:, problem.contact_model.f_slice].reshape(len(X), robot.nc, 3)[problem.schedule.stance]
+    assert (robot.mu * F[:, 2] - np.hypot(F[:, 0], F[:, 1])).min() >= -TOL  # the cone itself, not the pyramid
