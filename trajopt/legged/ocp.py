@@ -53,6 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+import casadi as ca
 import numpy as np
 import pinocchio as pin
 
@@ -263,18 +264,19 @@ class LeggedProblem(Problem):
         return directions
 
     def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
+        """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (pyramid, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0`` (cone)."""
         s, mu = self.foot_force_slice(i), self.robot.mu
-        if self.friction == "pyramid":
-            def fn(x, w):
-                fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
-                return [mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy]
-        else:
-            def fn(x, w):
-                fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
-                return mu * mu * fz * fz - fx * fx - fy * fy
-        import casadi as ca
 
-        return Constraint(lambda x, w: ca.vertcat(*fn(x, w)) if self.friction == "pyramid" else fn(x, w), knots=knots, lower=0.0, upper=np.inf, midpoints=True, name=f"{foot} friction {self.friction}")
+        def pyramid(x: Any, w: Any) -> Any:
+            fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
+            return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
+
+        def cone(x: Any, w: Any) -> Any:
+            fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
+            return mu * mu * fz * fz - fx * fx - fy * fy
+
+        fn = pyramid if self.friction == "pyramid" else cone
+        return Constraint(fn, knots=knots, lower=0.0, upper=np.inf, midpoints=True, name=f"{foot} friction {self.friction}")
 
     def _reference_states(self) -> np.ndarray:
         """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``."""
