@@ -57,6 +57,7 @@ import casadi as ca
 import numpy as np
 import pinocchio as pin
 
+from lie import _backend as B
 from models.contact_dynamics import ContactDynamics
 
 from ..constraints import Constraint, GoalConstraint
@@ -144,7 +145,7 @@ class LeggedProblem(Problem):
         self.contact_model = ContactDynamics(robot, formulation)
         x0 = robot.init_state() if x0 is None else np.asarray(x0, dtype=float)
         super().__init__(self.contact_model, schedule.N, schedule.duration, x0, name=name)
-        self.displacement = np.asarray(displacement, dtype=float).reshape(3)
+        self.displacement = B.vector(displacement, 3, "displacement")
         self.swing_apex = float(swing_apex)
         self.weights = weights or LeggedWeights()
         self.mass = float(pin.computeTotalMass(robot.pin_model))
