@@ -39,7 +39,7 @@ class Satellite(RigidBody):
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("out"), help="folder for the figure")
+    parser.add_argument("--out", type=Path, default=Path("example_output"), help="output directory")
     args = parser.parse_args(argv)
 
     model = Satellite()
