@@ -58,7 +58,7 @@ from ..constraints import Constraint
 from ..costs import QuadraticCost
 from ..problem import Problem
 from .footholds import swing_apex_knots
-from .ocp import LeggedProblem, LeggedWeights
+from .ocp import LeggedProblem, LeggedWeights, check_formulation_transcription
 from .schedule import ContactSchedule
 
 
@@ -111,8 +111,7 @@ class KinodynamicProblem(Problem):
         self.set_initial_guess(*self._converted_guess())
 
     def check_transcription(self, name: str) -> None:
-        if self.formulation == "inverse" and name == "multiple_shooting":
-            raise ValueError("transcription: multiple shooting cannot impose the 'inverse' formulation's residual; use 'trapezoidal', 'hermite_simpson' or formulation='forward'")
+        check_formulation_transcription(self.formulation, name)
 
     # ------------------------------------------------------------ conversions
     def _from_multibody(self, X: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -70,6 +70,13 @@ FRICTION_MODELS = ("pyramid", "cone")
 GRAVITY = 9.81
 
 
+def check_formulation_transcription(formulation: str, transcription: str) -> None:
+    """Raise ``ValueError`` for multiple shooting with the ``"inverse"`` formulation: a
+    held acceleration cannot satisfy the inverse-dynamics residual at both knots."""
+    if formulation == "inverse" and transcription == "multiple_shooting":
+        raise ValueError("transcription: multiple shooting cannot impose the 'inverse' formulation's residual; use 'trapezoidal', 'hermite_simpson' or formulation='forward'")
+
+
 @dataclass(frozen=True)
 class LeggedWeights:
     """Diagonal cost weights (error-state and control blocks)."""
@@ -159,8 +166,7 @@ class LeggedProblem(Problem):
         self.set_initial_guess(X, W)
 
     def check_transcription(self, name: str) -> None:
-        if self.formulation == "inverse" and name == "multiple_shooting":
-            raise ValueError("transcription: multiple shooting cannot impose the 'inverse' formulation's residual; use 'trapezoidal', 'hermite_simpson' or formulation='forward'")
+        check_formulation_transcription(self.formulation, name)
 
     # ------------------------------------------------------------ helpers
     @property
