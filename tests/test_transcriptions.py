@@ -142,6 +142,22 @@ def test_stagewise_gradient_and_hessian(transcription, free_time):
     assert close(dense(H), dense(H_ref(w, p, 0.7, lam)), 1e-12)  # both exact: round-off only
 
 
+def test_threaded_stage_maps_give_the_same_numbers():
+    """The quadrotor's Hermite-Simpson interval Jacobian and Hessian are heavy enough to run on threads;
+    every derivative output is bit-for-bit the serial one (each column is the same code on the same data)."""
+    nlp = NLP(problems.get("quadrotor"), "hermite_simpson")
+    w, p, lam = random_point(nlp)
+    serial, threaded = stagewise_derivatives(nlp, threads=1), stagewise_derivatives(nlp, threads=2)
+    kinds = lambda d: {g.class_name() for f in d.values() for g in f.find_functions(1)}  # noqa: E731
+    assert "ThreadMap" in kinds(threaded) and "ThreadMap" not in kinds(serial)
+    for name, args in (("grad_f", (w, p)), ("jac_g", (w, p)), ("hess_lag", (w, p, 0.7, lam))):
+        outputs = serial[name].call(list(args)), threaded[name].call(list(args))
+        for a, b in zip(*outputs):
+            assert np.array_equal(dense(a), dense(b)), name
+    with pytest.raises(ValueError, match="threads"):
+        stagewise_derivatives(nlp, threads=0)
+
+
 @pytest.mark.parametrize("transcription", TRANSCRIPTIONS)
 def test_variables_and_rows_are_stage_ordered(transcription):
     nlp = NLP(rich_problem(N=7, free_time=True), transcription)

@@ -12,8 +12,9 @@ IPOPT variable bounds (see :meth:`trajopt.Problem.bound_states`).
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Tuple
 
 import casadi as ca
 import numpy as np
@@ -80,11 +81,15 @@ class Constraint:
     ) -> None:
         self.fn, self.knots, self.lower, self.upper, self.raw_params, self.name = fn, knots, lower, upper, params, name
         self.midpoints = bool(midpoints)
+        self._functions: "weakref.WeakKeyDictionary[Any, Tuple[Any, int, ca.Function]]" = weakref.WeakKeyDictionary()
 
     def function(self, model: Any) -> ca.Function:
-        """The residual as ``c(x, u, p)``."""
+        """The residual as ``c(x, u, p)`` (built once per model and parameter size: every solve resolves the constraints)."""
         np_ = 0 if self.raw_params is None else np.shape(self.raw_params)[-1]
-        return knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name)
+        cached = self._functions.get(model)
+        if cached is None or cached[0] is not self.fn or cached[1] != np_:
+            cached = self._functions[model] = (self.fn, np_, knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name))
+        return cached[2]
 
     def resolve(self, model: Any, N: int) -> ResolvedConstraint:
         """Validate the data against the model and horizon; raises ``ValueError`` naming the argument."""

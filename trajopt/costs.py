@@ -98,7 +98,7 @@ class QuadraticCost(RunningCost):
 
     def midpoint_params(self, model: Any, P: np.ndarray) -> np.ndarray:
         X, U = P[:, : self.nx], P[:, self.nx :]
-        Xm = np.array([interpolate_states(model, a, b, [0.5])[0] for a, b in zip(X[:-1], X[1:])])
+        Xm = interpolate_states(model, X[:-1], X[1:], 0.5)
         return np.hstack([Xm, 0.5 * (U[:-1] + U[1:])])
 
 

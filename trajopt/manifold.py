@@ -104,11 +104,23 @@ def normalize_quaternions(model: Any, states: np.ndarray) -> np.ndarray:
     return out
 
 
-def interpolate_states(model: Any, xa: np.ndarray, xb: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Geodesic-like interpolation ``apply_dx(xa, s_i state_error(xb, xa))`` for each ``s_i`` (k, n).
+def interpolate_states(model: Any, xa: np.ndarray, xb: np.ndarray, s: Any) -> np.ndarray:
+    """Geodesic-like interpolation ``apply_dx(xa, s state_error(xb, xa))`` (K, n).
 
-    Rotations follow the shortest path (``|phi| <= pi``); ``s = 0`` gives ``xa``
-    and ``s = 1`` gives ``xb`` (up to the quaternion sign).
+    ``xa`` and ``xb`` are states (n,) or stacks of states (K, n), ``s`` a
+    scalar or (K,) fractions; all three are broadcast to K rows (one pair and
+    several fractions, or K pairs and one fraction). Rotations follow the
+    shortest path (``|phi| <= pi``); ``s = 0`` gives ``xa`` and ``s = 1``
+    gives ``xb`` (up to the quaternion sign). One call of a CasADi function
+    mapped over the K rows, not a Python loop.
     """
-    dx = np.asarray(model.state_error(xb, xa), dtype=float).reshape(-1)
-    return np.array([np.asarray(model.apply_dx(xa, si * dx), dtype=float).reshape(-1) for si in np.atleast_1d(s)])
+
+    def build() -> ca.Function:
+        a, b, frac = ca.SX.sym("xa", model.state_dim), ca.SX.sym("xb", model.state_dim), ca.SX.sym("s")
+        return ca.Function(f"{model.name}_interpolate", [a, b, frac], [model.apply_dx(a, frac * model.state_error(b, a))])
+
+    xa, xb = np.atleast_2d(np.asarray(xa, dtype=float)), np.atleast_2d(np.asarray(xb, dtype=float))
+    s = np.atleast_1d(np.asarray(s, dtype=float))
+    K = max(len(xa), len(xb), len(s))
+    columns = [np.broadcast_to(a, (K, a.shape[1])).T for a in (xa, xb, s[:, None])]
+    return np.asarray(cached_function(model, "interpolate", build).map(K)(*columns)).T.reshape(K, -1)

@@ -74,7 +74,7 @@ class HermiteSimpson(Transcription):
         return ca.Function("hermite_simpson_interpolant", args, [model.apply_dx(s.x, y), u], ["x", "u", "z", "x_next", "u_next", "t", "h", "tau"], ["x_tau", "u_tau"])
 
     def interval_guess(self, model: Any, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
-        mids = np.array([interpolate_states(model, a, b, [0.5])[0] for a, b in zip(states[:-1], states[1:])])
+        mids = interpolate_states(model, states[:-1], states[1:], 0.5)
         return np.hstack([mids, 0.5 * (controls[:-1] + controls[1:])])
 
     def interval_bounds(self, model: Any, x_bounds: Tuple[np.ndarray, np.ndarray], u_bounds: Tuple[np.ndarray, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
