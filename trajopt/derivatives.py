@@ -23,13 +23,14 @@ derivatives are evaluated by both of its intervals (cheap for the
 inverse-dynamics legged formulation, where ``f = [E(q) v; a]``; half of the
 forward formulation's evaluation time, where ``f`` holds ABA).
 
-Mapped functions that are heavy on CasADi's virtual machine (at least
-:data:`THREAD_MIN_INSTRUCTIONS` instructions over all columns) split their
-columns over ``threads`` threads (``Function.map(K, "thread", n)``). Measured
-on the quadrotor's Hermite-Simpson intervals (2 cores): the Hessian map 3.1 ->
-1.8 ms, the Jacobian map 0.82 -> 0.58 ms; below ~2e5 instructions thread
-start-up (~30-60 us per call) eats the gain, and compiled stage functions are
-fast enough to stay serial.
+Heavy mapped functions split their columns over ``threads`` threads
+(``Function.map(K, "thread", n)``): at least :data:`THREAD_MIN_INSTRUCTIONS`
+SX instructions over all columns on CasADi's virtual machine, ten times that
+when compiled (compiled code runs ~9x faster per instruction). Measured on 2
+cores: the quadrotor's Hermite-Simpson interval Hessian map 3.1 -> 1.8 ms
+(9.7e5 instructions), its Jacobian map 0.82 -> 0.58 ms (3.2e5); the Go1
+forward-dynamics trot's compiled interval Hessian 3.3 -> 2.0 ms (9.6e6).
+Below those sizes thread start-up (~30-60 us per call) eats the gain.
 
 :func:`stagewise_nlp` returns the NLP function and the ``casadi.nlpsol``
 options (``grad_f``, ``jac_g``, ``hess_lag``, :data:`NLPSOL_OPTIONS`);
@@ -52,7 +53,8 @@ from .layout import columns
 #: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
 #: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the
 #: multipliers after the solve; IPOPT's own final values (the same numbers) are returned.
-#: Mapped VM functions with at least this many instructions (per call, all columns) run on threads.
+#: Mapped VM functions with at least this many SX instructions (per call, all columns) run on
+#: threads; compiled ones from ten times as many.
 THREAD_MIN_INSTRUCTIONS = 200_000
 
 NLPSOL_OPTIONS: Dict[str, Any] = {"no_nlp_grad": True, "calc_lam_p": False, "calc_lam_x": False, "calc_f": False, "calc_g": False}
@@ -181,7 +183,9 @@ class _Piece:
     of a global vector or matrix. ``inputs`` are its mapped arguments (one
     column per stage). The mapped call is made once (:meth:`outputs`), so a
     function giving a value and its derivative evaluates their shared
-    expressions once. ``threads``: how many threads evaluate the columns.
+    expressions once. ``threads``: how many threads evaluate the columns;
+    ``instructions``: the SX instruction count of one column (kept when
+    ``fn`` is replaced by its compiled version).
     """
 
     fn: ca.Function
@@ -189,6 +193,9 @@ class _Piece:
     targets: List[Tuple[np.ndarray, np.ndarray]]
     threads: int = 1
     _outputs: Any = None
+
+    def __post_init__(self) -> None:
+        self.instructions = self.fn.n_instructions()
 
     @property
     def K(self) -> int:
@@ -210,10 +217,10 @@ def available_cores() -> int:
 
 
 def _set_threads(pieces: List[_Piece], threads: int) -> None:
-    """Give the heavy VM pieces (:data:`THREAD_MIN_INSTRUCTIONS`) ``threads`` threads; the others stay serial."""
+    """Give the heavy pieces (:data:`THREAD_MIN_INSTRUCTIONS`) ``threads`` threads; the others stay serial."""
     for piece in pieces:
-        heavy = piece.fn.is_a("SXFunction") and piece.fn.n_instructions() * piece.K >= THREAD_MIN_INSTRUCTIONS
-        piece.threads = threads if heavy else 1
+        minimum = THREAD_MIN_INSTRUCTIONS * (1 if piece.fn.is_a("SXFunction") else 10)
+        piece.threads = threads if piece.instructions * piece.K >= minimum else 1
 
 
 def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX) -> Dict[str, List[_Piece]]:

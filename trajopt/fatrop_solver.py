@@ -35,9 +35,16 @@ Which problems qualify (:func:`stage_layout` raises ``ValueError`` naming the ca
   so no ``+I`` block exists. fatrop would take a raw gap ``x_{k+1} -
   F(x_k, u_k)`` (``n`` rows; ``F`` composes with an exponential and keeps
   ``|q|``, so the norm rows must go, else they are dependent), which our NLP
-  does not build. Tried on a prototype: fatrop reaches IPOPT's optimum on the
+  does not build. Tried on prototypes: fatrop reaches IPOPT's optimum on the
   rigid-body slew, but fatrop 1.1.8 loops forever inside its step computation
-  on the quadrotor point-to-point problem.
+  on the quadrotor point-to-point problem. Knots parameterized by tangent
+  perturbations of a fixed reference (``x_k = xbar_k (+) d_k``, gaps
+  ``d_{k+1} - state_error(F(x_k, u_k), xbar_{k+1})``: exact, ``+I`` on
+  ``d_{k+1}``, no norm rows) do not cure it: fatrop converges there (8
+  iterations, IPOPT's objective) with the goal as a terminal cost, and hangs
+  again with the goal as a full-state equality on the final stage, as a
+  path constraint or as bounds; its solve (RK4 shooting, evaluations
+  dominating) took 89 ms against IPOPT's 105 ms on that NLP.
 - a fixed final time: a free ``tf`` is one variable shared by every stage.
 - rows and costs that depend on their own stage only (plus ``x_{k+1}`` in
   gaps). The final knot of multiple shooting holds the control of knot

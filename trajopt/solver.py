@@ -131,9 +131,8 @@ class IpoptSolver:
         gcc runs once, the libraries are cached on disk; CasADi's virtual
         machine serves when there is no compiler).
     threads:
-        With ``derivatives="stagewise"``, threads for the heavy stage maps on
-        CasADi's virtual machine (:mod:`trajopt.derivatives`; compiled stage
-        functions stay serial). ``None``: the cores this process may use, at
+        With ``derivatives="stagewise"``, threads for the heavy stage maps
+        (:mod:`trajopt.derivatives`; the numbers do not depend on it). ``None``: the cores this process may use, at
         most :data:`MAX_DEFAULT_THREADS`; 1 evaluates everything serially.
     """
 
