@@ -19,7 +19,7 @@ The state, its error maps and the robot's limits are the robot's.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Callable, Tuple
+from typing import Any, Tuple
 
 import casadi as ca
 import numpy as np
