@@ -4,8 +4,9 @@ Ours (each configuration in its own worker process, so its peak memory is its ow
 
 - ``inverse``: the default problem (inverse-dynamics formulation, trapezoidal
   collocation, hard constraints, the problem's IPOPT options: objective scaled
-  by 100, adaptive barrier update), stage derivatives on CasADi's virtual machine (the heavy stage
-  maps on one thread per core, :mod:`trajopt.derivatives`);
+  by 100, adaptive barrier update), stage derivatives on CasADi's virtual
+  machine (the heavy stage maps on one thread per core,
+  :mod:`trajopt.derivatives`);
 - ``inverse+C``: the same with compiled stage derivatives (``compile=True``);
 - ``inverse+C/monotone``: ``inverse+C`` with IPOPT's default monotone
   barrier update (what the adaptive one saves);

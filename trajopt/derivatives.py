@@ -38,10 +38,9 @@ options (``grad_f``, ``jac_g``, ``hess_lag``, :data:`NLPSOL_OPTIONS`);
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
-
 import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Tuple
 
 import casadi as ca
 import numpy as np
@@ -50,13 +49,12 @@ from models.compiled import compile_functions
 
 from .layout import columns
 
-#: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
-#: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the
-#: multipliers after the solve; IPOPT's own final values (the same numbers) are returned.
 #: Mapped VM functions with at least this many SX instructions (per call, all columns) run on
 #: threads; compiled ones from ten times as many.
 THREAD_MIN_INSTRUCTIONS = 200_000
-
+#: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
+#: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the
+#: multipliers after the solve; IPOPT's own final values (the same numbers) are returned.
 NLPSOL_OPTIONS: Dict[str, Any] = {"no_nlp_grad": True, "calc_lam_p": False, "calc_lam_x": False, "calc_f": False, "calc_g": False}
 
 
@@ -176,7 +174,7 @@ def _scatter(values: List[ca.MX], rows: List[np.ndarray], cols: List[np.ndarray]
 
 @dataclass
 class _Piece:
-    """One SX function of one stage term, mapped over the term's K columns.
+    """One function of one stage term (SX, or its compiled version), mapped over the term's K columns.
 
     ``fn`` (one column) has one or two outputs, each a vector of nonzeros;
     output ``i`` goes to positions ``targets[i] = (rows, cols)`` (K, nnz each)
@@ -192,13 +190,15 @@ class _Piece:
     inputs: List[Any]
     targets: List[Tuple[np.ndarray, np.ndarray]]
     threads: int = 1
-    _outputs: Any = None
+    instructions: int = field(init=False)
+    _outputs: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.instructions = self.fn.n_instructions()
 
     @property
     def K(self) -> int:
+        """Number of columns (stages) the function is mapped over."""
         return self.targets[0][0].shape[0]
 
     def outputs(self) -> List[ca.MX]:
@@ -286,7 +286,7 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1) -> Tuple[ca
     :class:`models.compiled.CompilerWarning` when it cannot be compiled). The
     compiled code performs the same operations as the virtual machine, so
     both give the same numbers. ``threads`` (>= 1): threads for the heavy
-    virtual-machine maps (module docstring); the numbers do not depend on it.
+    maps (module docstring); the numbers do not depend on it.
     """
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")

@@ -132,8 +132,9 @@ class IpoptSolver:
         machine serves when there is no compiler).
     threads:
         With ``derivatives="stagewise"``, threads for the heavy stage maps
-        (:mod:`trajopt.derivatives`; the numbers do not depend on it). ``None``: the cores this process may use, at
-        most :data:`MAX_DEFAULT_THREADS`; 1 evaluates everything serially.
+        (:mod:`trajopt.derivatives`; the numbers do not depend on it).
+        ``None``: the cores this process may use, at most
+        :data:`MAX_DEFAULT_THREADS`; 1 evaluates everything serially.
     """
 
     def __init__(
