@@ -1,7 +1,7 @@
 """Ready-made optimal-control problems and their registry."""
-from .registry import factory, get, names, register
+from .registry import factory, get, load_solution, names, rebuild, register
 
 # importing a module registers its problems
 from . import classic, humanoid, legged, legged_kinodynamic, quadrotor, rigid_body  # noqa: E402,F401  (isort: skip)
 
-__all__ = ["factory", "get", "names", "register"]
+__all__ = ["factory", "get", "load_solution", "names", "rebuild", "register"]

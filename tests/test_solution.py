@@ -171,3 +171,26 @@ def test_nan_in_a_user_function_returns_a_failed_solution():
 def test_bad_ipopt_options_are_a_value_error():
     with pytest.raises(ValueError, match="options: CasADi could not build the IPOPT solver.*not_an_option"):
         solve(pendulum_problem(), options={"not_an_option": 3})
+
+
+def test_a_saved_solution_rebuilds_its_registered_problem(tmp_path):
+    problem = problems.get("go1-jump", knots=(6, 4, 6), length=0.1)
+    assert problem.recipe == {"name": "go1-jump", "params": {"knots": [6, 4, 6], "length": 0.1}}
+    sol = solve(problem, options={"max_iter": 2})
+    path = tmp_path / "jump.npz"
+    sol.save(path)
+    loaded = problems.load_solution(path)
+    assert loaded == sol and loaded.problem_recipe == problem.recipe
+    assert loaded.problem is not problem and loaded.problem.N == problem.N == 16
+    x, u = loaded.evaluate(0.5 * loaded.tf)
+    x_ref, u_ref = sol.evaluate(0.5 * sol.tf)
+    assert np.allclose(x, x_ref, rtol=0, atol=1e-12) and np.allclose(u, u_ref, rtol=0, atol=1e-12)
+
+
+def test_a_solution_without_recipe_says_how_to_attach_its_problem(tmp_path, quadrotor_solutions):
+    hand_made = Problem(Pendulum(), N=5, tf=1.0, x0=np.zeros(2))
+    assert hand_made.recipe is None
+    sol = solve(hand_made, options={"max_iter": 1})
+    sol.save(tmp_path / "p.npz")
+    with pytest.raises(ValueError, match="no registry recipe.*problem="):
+        problems.load_solution(tmp_path / "p.npz")

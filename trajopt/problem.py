@@ -66,6 +66,10 @@ class Problem:
     default_transcription: str = "hermite_simpson"
     #: IPOPT options this kind of problem solves best with (a solve's own ``options`` override them).
     ipopt_options: Dict[str, Any] = {}
+    #: How to build this problem again: ``{"name": registry name, "params": factory keyword
+    #: arguments}`` when :func:`problems.get` built it (``None`` otherwise). A :class:`Solution`
+    #: saves it, so that :func:`problems.load_solution` can rebuild the problem from a file.
+    recipe: Optional[Dict[str, Any]] = None
 
     def __init__(self, model: Any, N: int, tf: float | FreeTime, x0: Any = None, name: str = "problem") -> None:
         if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:

@@ -63,6 +63,8 @@ class Solution:
     lam_x: np.ndarray
     lam_g: np.ndarray
     problem_name: str = ""
+    #: the problem's :attr:`trajopt.Problem.recipe` (registry name and parameters), ``{}`` when it has none
+    problem_recipe: Dict[str, Any] = field(default_factory=dict)
     problem: Any = field(default=None, repr=False, compare=False)
     _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
 

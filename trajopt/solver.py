@@ -264,6 +264,7 @@ class IpoptSolver:
             lam_x=lam_x,
             lam_g=lam_g,
             problem_name=self.problem.name,
+            problem_recipe=dict(self.problem.recipe or {}),
             problem=self.problem,
         )
 
