@@ -14,6 +14,14 @@ bodies) in one of two formulations of
   manipulator equation becomes the path equality
   :meth:`dynamics_residual` ``= RNEA(q, v, a, f) - B u = 0`` that the OCP
   imposes at every knot. RNEA and its derivatives are much cheaper than ABA's.
+- ``"contact"``: control ``w = u`` only; the stance feet are held by the KKT
+  contact dynamics (:mod:`models.multibody.contact`): ``a`` and ``f`` are
+  functions of ``(x, u)`` and of the stance mask ``s`` (nc,), the model's
+  dynamics parameters (:attr:`dynamics_param_dim` = nc, one column per knot).
+  The state derivative is ``[E(q) v; a(x, u, s)]``; :meth:`contact_forces`
+  gives ``f(x, u, s)``. Symbolic calls on MX keep one call node whose Jacobian
+  is the RNEA identity's (:attr:`symbol_type` is MX, so the NLP differentiates
+  stage functions with it).
 
 The state, its error maps and the robot's limits are the robot's.
 """
@@ -28,9 +36,10 @@ from lie import LieState
 from lie import _backend as B
 
 from .lie_group_model import LieGroupModel
+from .multibody.contact import contact_dynamics_function
 from .multibody_model import MultibodyModel
 
-FORMULATIONS = ("forward", "inverse")
+FORMULATIONS = ("forward", "inverse", "contact")
 
 
 class ContactDynamics(LieGroupModel):
@@ -46,8 +55,13 @@ class ContactDynamics(LieGroupModel):
         self.name = f"{robot.name}_{formulation}_contact"
         self.nu, self.nf, self.nv = robot.nu, 3 * robot.nc, robot.nv
         self.u_slice = slice(0, self.nu)
-        self.f_slice = slice(self.nu, self.nu + self.nf)
-        self.a_slice = slice(self.nu + self.nf, self.nu + self.nf + (self.nv if formulation == "inverse" else 0))
+        forces = self.nf if formulation != "contact" else 0
+        self.f_slice = slice(self.nu, self.nu + forces)
+        self.a_slice = slice(self.nu + forces, self.nu + forces + (self.nv if formulation == "inverse" else 0))
+        if formulation == "contact":
+            self.dynamics_param_dim = robot.nc
+            self.symbol_type = ca.MX
+            self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), f"{robot.name}_contact_kkt")
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -72,16 +86,36 @@ class ContactDynamics(LieGroupModel):
         return lo, hi
 
     def split_control(self, w: Any) -> Tuple[Any, Any, Any]:
-        """``(u, f, a)`` parts of a control (``a`` is empty for ``"forward"``)."""
+        """``(u, f, a)`` parts of a control (``a`` is empty for ``"forward"``, ``f`` and ``a`` for ``"contact"``)."""
         return w[self.u_slice], w[self.f_slice], w[self.a_slice]
 
     # --------------------------------------------------------------- dynamics
-    def continuous_dynamics(self, x: Any, w: Any, t: Any) -> Any:
+    def continuous_dynamics(self, x: Any, w: Any, t: Any, stance: Any = None) -> Any:
         u, f, a = self.split_control(w)
         if self.formulation == "forward":
             return self.robot.dynamics(x, self.robot.B_func() @ u, forces=f)
+        if self.formulation == "contact":
+            a = self.kkt(x, u, stance)[0]
         v = x[self.robot.nq :]
         return ca.vertcat(self.robot.velocity_kinematics(x) @ v, a)
+
+    def contact_solution(self, x: Any, u: Any, stance: Any) -> Tuple[Any, Any]:
+        """``(a, f)``: accelerations (nv,) and WORLD-frame contact forces (3 nc,) of the
+        ``"contact"`` formulation for torques ``u`` and stance mask ``stance`` (nc,) of 0/1.
+
+        Numeric arguments give numpy arrays (``x`` must hold a unit quaternion),
+        symbols give expressions.
+        """
+        if self.formulation != "contact":
+            raise ValueError(f"contact_solution: the {self.formulation!r} formulation has forces in its control, not as functions of (x, u)")
+        x, u = self.robot._x(x), B.vector(u, self.nu, "u")
+        stance = B.vector(stance, self.robot.nc, "stance")
+        if not B.is_symbolic(stance) and not np.isin(stance, (0.0, 1.0)).all():
+            raise ValueError(f"stance: expected a mask of 0 and 1, got {stance}")
+        a, f = self.kkt(x, u, stance)
+        if B.is_symbolic(a):
+            return a, f
+        return np.asarray(a).ravel(), np.asarray(f).ravel()
 
     def dynamics_residual(self, x: Any, w: Any) -> Any:
         """``RNEA(q, v, a, f) - B u`` (nv,) for the ``"inverse"`` formulation."""

@@ -28,6 +28,15 @@ class Model(ABC):
     """
 
     name: str = "model"
+    #: Size of the per-knot dynamics parameters ``d`` (data such as a contact mode, fixed in an
+    #: NLP, one column per knot) that :meth:`continuous_dynamics` takes as a fourth argument; 0
+    #: for most models, whose ``continuous_dynamics`` takes ``(x, u, t)``.
+    dynamics_param_dim: int = 0
+    #: CasADi symbol type an NLP builds this model's stage functions with. ``ca.SX`` inlines
+    #: everything (fast to evaluate); a model whose dynamics call a function with a custom
+    #: Jacobian (:mod:`models.multibody.contact`) sets ``ca.MX`` so that the call survives until
+    #: the stage derivatives are formed (they are expanded to SX afterwards).
+    symbol_type: type = ca.SX
 
     def __init__(self) -> None:
         self._functions: Dict[str, ca.Function] = {}
@@ -59,24 +68,44 @@ class Model(ABC):
     def continuous_dynamics(self, x: Any, u: Any, t: Any) -> Any:
         """Symbolic ``xdot`` (n x 1) for CasADi column vectors ``x``, ``u`` and scalar ``t``."""
 
-    def dynamics(self, x: Any, u: Any, t: Any = 0.0) -> Any:
-        """Time derivative of the state, ``xdot = f(x, u, t)`` (n,)."""
+    def dynamics(self, x: Any, u: Any, t: Any = 0.0, params: Any = None) -> Any:
+        """Time derivative of the state, ``xdot = f(x, u, t)`` (n,), or ``f(x, u, t, d)`` with the
+        dynamics parameters ``params`` (:attr:`dynamics_param_dim`,) of a model that has them."""
         x, u = self._check_xu(x, u)
-        if B.is_symbolic(x, u, t):
-            return self.continuous_dynamics(x, u, t)
-        return self._call("dynamics", x, u, t)
+        extra = self._dynamics_params(params)
+        if B.is_symbolic(x, u, t, *extra):
+            return self.continuous_dynamics(x, u, t, *extra)
+        return self._call("dynamics", x, u, t, *extra)
 
-    def dynamics_jacobian(self, x: Any, u: Any, t: Any = 0.0) -> Tuple[Any, Any]:
+    def parametric_dynamics(self, x: Any, u: Any, t: Any, params: Any) -> Any:
+        """:meth:`dynamics` with the dynamics parameters ``params``, which a model without
+        them ignores (they may be empty or ``None``): what transcriptions call."""
+        return self.dynamics(x, u, t, params=params) if self.dynamics_param_dim else self.dynamics(x, u, t)
+
+    def _dynamics_params(self, params: Any) -> tuple:
+        """``(params,)`` checked against :attr:`dynamics_param_dim`, or ``()`` for a model without them."""
+        if not self.dynamics_param_dim:
+            size = 0 if params is None else params.numel() if B.is_symbolic(params) else np.size(params)
+            if size:
+                raise ValueError(f"params: {type(self).__name__} takes no dynamics parameters, got {params!r}")
+            return ()
+        if params is None:
+            raise ValueError(f"params: {type(self).__name__} needs dynamics parameters of shape ({self.dynamics_param_dim},)")
+        return (B.vector(params, self.dynamics_param_dim, "params"),)
+
+    def dynamics_jacobian(self, x: Any, u: Any, t: Any = 0.0, params: Any = None) -> Tuple[Any, Any]:
         """Jacobians ``(A, B) = (df/dx, df/du)`` of the raw state derivative (n x n, n x m).
 
         For states with rotations ``A`` is the derivative with respect to the raw
         parameters; use :meth:`error_jacobian` to move it to the tangent space.
+        ``params`` as in :meth:`dynamics`.
         """
         x, u = self._check_xu(x, u)
-        if B.is_symbolic(x, u, t):
-            f = self.continuous_dynamics(x, u, t)
+        extra = self._dynamics_params(params)
+        if B.is_symbolic(x, u, t, *extra):
+            f = self.continuous_dynamics(x, u, t, *extra)
             return ca.jacobian(f, x), ca.jacobian(f, u)
-        return self._call("dynamics_jacobian", x, u, t, matrix=True)
+        return self._call("dynamics_jacobian", x, u, t, *extra, matrix=True)
 
     # -------------------------------------------------------------- error state
     def state_error(self, x: Any, x0: Any) -> Any:
@@ -99,6 +128,10 @@ class Model(ABC):
     def symbols(self, kind: type = ca.SX) -> Tuple[Any, Any, Any]:
         """Fresh symbols ``(x, u, t)`` of this model's sizes (SX by default)."""
         return kind.sym("x", self.state_dim), kind.sym("u", self.control_dim), kind.sym("t")
+
+    def param_symbols(self, kind: type = ca.SX) -> tuple:
+        """``(d,)``: a fresh symbol of the dynamics parameters, or ``()`` for a model without them."""
+        return (kind.sym("d", self.dynamics_param_dim),) if self.dynamics_param_dim else ()
 
     def _builders(self) -> Dict[str, Callable[[], ca.Function]]:
         """Builders of the cached ``casadi.Function`` objects, by key. Subclasses extend it."""
@@ -136,12 +169,14 @@ class Model(ABC):
 
     def _build_dynamics(self) -> ca.Function:
         x, u, t = self.symbols()
-        return ca.Function(f"{self.name}_dynamics", [x, u, t], [self.continuous_dynamics(x, u, t)], ["x", "u", "t"], ["xdot"])
+        d = self.param_symbols()
+        return ca.Function(f"{self.name}_dynamics", [x, u, t, *d], [self.continuous_dynamics(x, u, t, *d)], ["x", "u", "t", *["d"] * len(d)], ["xdot"])
 
     def _build_dynamics_jacobian(self) -> ca.Function:
         x, u, t = self.symbols()
-        f = self.continuous_dynamics(x, u, t)
-        return ca.Function(f"{self.name}_dynamics_jacobian", [x, u, t], [ca.jacobian(f, x), ca.jacobian(f, u)], ["x", "u", "t"], ["A", "B"])
+        d = self.param_symbols()
+        f = self.continuous_dynamics(x, u, t, *d)
+        return ca.Function(f"{self.name}_dynamics_jacobian", [x, u, t, *d], [ca.jacobian(f, x), ca.jacobian(f, u)], ["x", "u", "t", *["d"] * len(d)], ["A", "B"])
 
     def _check_xu(self, x: Any, u: Any) -> Tuple[Any, Any]:
         return B.vector(x, self.state_dim, "x"), B.vector(u, self.control_dim, "u")

@@ -18,7 +18,7 @@ def rate_integral(interpolant, args, h, W, n=4001):
     """Reference: the rate of the transcription's own control interpolant, by central
     differences, integrated with the trapezoid rule on a fine grid."""
     taus = np.linspace(0.0, h, n)
-    us = np.array([np.asarray(interpolant(*args, tau)[1]).ravel() for tau in taus])
+    us = np.array([np.asarray(interpolant(*args, tau, np.zeros(0), np.zeros(0))[1]).ravel() for tau in taus])  # no dynamics parameters
     du = np.gradient(us, taus, axis=0, edge_order=2)
     integrand = 0.5 * np.einsum("ki,ij,kj->k", du, W, du)
     return float(np.sum(0.5 * (integrand[1:] + integrand[:-1]) * np.diff(taus)))

@@ -17,7 +17,7 @@ the full rotation angle (axis-angle), i.e. a weight ``w`` here corresponds to
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, List
+from typing import Any, List, Optional
 
 import casadi as ca
 import numpy as np
@@ -40,6 +40,18 @@ def weight_matrix(W: Any, n: int, name: str) -> np.ndarray:
     return W
 
 
+def weight_factor(W: np.ndarray) -> np.ndarray:
+    """``L`` (rank(W) x n) with ``L^T L = W`` for a symmetric positive semi-definite ``W``:
+    ``L = sqrt(diag(lambda)) V^T`` from the eigen-decomposition, without the null directions
+    (a diagonal ``W`` gives the square roots of its nonzero entries, in place)."""
+    if np.count_nonzero(W - np.diag(np.diag(W))) == 0:
+        keep = np.flatnonzero(np.diag(W) > 0)
+        return np.eye(W.shape[0])[keep] * np.sqrt(np.diag(W)[keep])[:, None]
+    lam, V = np.linalg.eigh(W)
+    keep = lam > 1e-12 * max(1.0, lam.max(initial=0.0))
+    return np.sqrt(lam[keep])[:, None] * V[:, keep].T
+
+
 class Cost(ABC):
     """A scalar ``l(x, u, p)`` of one knot with per-knot parameters ``p``."""
 
@@ -53,6 +65,14 @@ class Cost(ABC):
     @abstractmethod
     def params(self, model: Any, N: int) -> np.ndarray:
         """Numeric parameters: (N, np) for running costs, (1, np) for terminal costs."""
+
+    def residual(self, model: Any) -> Optional[ca.Function]:
+        """``r(x, u, p)`` with ``l = 1/2 |r|^2`` for a least-squares cost, else ``None``.
+
+        A Gauss-Newton Hessian takes ``J_r^T J_r`` for such a cost, and the
+        exact Hessian of ``l`` for the others.
+        """
+        return None
 
 
 class RunningCost(Cost):
@@ -93,6 +113,13 @@ class QuadraticCost(RunningCost):
         l = 0.5 * ca.bilin(self.Q, dx, dx) + 0.5 * ca.bilin(self.R, du, du)
         return ca.Function("quadratic_cost", [x, u, p], [l], ["x", "u", "p"], ["out"])
 
+    def residual(self, model: Any) -> ca.Function:
+        """``r = [L_Q dx; L_R du]`` with ``Q = L_Q^T L_Q``, ``R = L_R^T L_R`` (:func:`weight_factor`)."""
+        x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", self.nu), ca.SX.sym("p", self.nx + self.nu)
+        dx, du = model.state_error(x, p[: self.nx]), u - p[self.nx :]
+        r = ca.vertcat(ca.DM(weight_factor(self.Q)) @ dx, ca.DM(weight_factor(self.R)) @ du)
+        return ca.Function("quadratic_cost_residual", [x, u, p], [r], ["x", "u", "p"], ["r"])
+
     def params(self, model: Any, N: int) -> np.ndarray:
         return np.hstack([knot_params(self.x_ref, N, self.nx, "x_ref"), knot_params(self.u_ref, N, self.nu, "u_ref")])
 
@@ -116,6 +143,12 @@ class QuadraticTerminalCost(TerminalCost):
         x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", model.control_dim), ca.SX.sym("p", self.nx)
         dx = model.state_error(x, p)
         return ca.Function("quadratic_terminal_cost", [x, u, p], [0.5 * ca.bilin(self.Qf, dx, dx)], ["x", "u", "p"], ["out"])
+
+    def residual(self, model: Any) -> ca.Function:
+        """``r = L dx`` with ``Qf = L^T L`` (:func:`weight_factor`)."""
+        x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", model.control_dim), ca.SX.sym("p", self.nx)
+        r = ca.DM(weight_factor(self.Qf)) @ model.state_error(x, p)
+        return ca.Function("quadratic_terminal_cost_residual", [x, u, p], [r], ["x", "u", "p"], ["r"])
 
     def params(self, model: Any, N: int) -> np.ndarray:
         return self.x_ref.reshape(1, -1)
@@ -161,3 +194,20 @@ def sum_costs(functions: List[ca.Function], param_dims: List[int], nx: int, nu: 
         total += fn(x, u, p[off : off + k])
         off += k
     return ca.Function(name, [x, u, p], [total], ["x", "u", "p"], ["out"])
+
+
+def split_costs(costs: List[Cost], model: Any, param_dims: List[int], name: str) -> ca.Function:
+    """``(x, u, p) -> (r, rest)`` with ``sum_i l_i = 1/2 |r|^2 + rest``: the stacked residuals of
+    the least-squares costs (:meth:`Cost.residual`) and the sum of the others (SX), for a
+    Gauss-Newton Hessian ``J_r^T J_r + d^2 rest``; ``p`` stacks the costs' parameters."""
+    nx, nu = model.state_dim, model.control_dim
+    x, u, p = ca.SX.sym("x", nx), ca.SX.sym("u", nu), ca.SX.sym("p", sum(param_dims))
+    residuals, rest, off = [], ca.SX(0), 0
+    for cost, k in zip(costs, param_dims):
+        r = cost.residual(model)
+        if r is None:
+            rest += cost.function(model)(x, u, p[off : off + k])
+        else:
+            residuals.append(r(x, u, p[off : off + k]))
+        off += k
+    return ca.Function(name, [x, u, p], [ca.vertcat(*residuals) if residuals else ca.SX(0, 1), rest], ["x", "u", "p"], ["r", "rest"])

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -52,6 +52,8 @@ from .layout import columns
 #: Mapped VM functions with at least this many SX instructions (per call, all columns) run on
 #: threads; compiled ones from ten times as many.
 THREAD_MIN_INSTRUCTIONS = 200_000
+#: Hessians of the Lagrangian the stage-wise derivatives can give (:func:`stagewise_nlp`).
+HESSIANS = ("exact", "gauss-newton")
 #: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
 #: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the
 #: multipliers after the solve; IPOPT's own final values (the same numbers) are returned.
@@ -72,68 +74,119 @@ class StageTerm:
     var_idx: np.ndarray
     params: ca.MX
     rows: np.ndarray
+    #: ``(v, q) -> (r, rest)`` with the term's cost ``l = 1/2 |r|^2 + rest`` (a Gauss-Newton
+    #: Hessian's input, :func:`split_costs`), or ``None`` when it is not known
+    gauss_newton: Optional[ca.Function] = None
 
 
-def _term_function(name: str, v: Dict[str, ca.SX], q: Dict[str, ca.SX], c: ca.SX, l: Any) -> ca.Function:
-    vv = ca.vertcat(*v.values()) if v else ca.SX(0, 1)
-    qq = ca.vertcat(*q.values()) if q else ca.SX(0, 1)
-    return ca.Function(name, [vv, qq], [c, ca.SX(l)], ["v", "q"], ["c", "l"])
+def _term_function(name: str, v: Dict[str, Any], q: Dict[str, Any], c: Any, l: Any) -> ca.Function:
+    """``(v, q) -> (c, l)`` of the stacked variables ``v`` and parameters ``q`` (SX or MX, like ``c``)."""
+    kind = type(c)
+    vv = ca.vertcat(*v.values()) if v else kind(0, 1)
+    qq = ca.vertcat(*q.values()) if q else kind(0, 1)
+    return ca.Function(name, [vv, qq], [c, kind(l) if not isinstance(l, kind) else l], ["v", "q"], ["c", "l"])
 
 
 def stage_terms(nlp: Any) -> List[StageTerm]:
-    """The stage terms of a :class:`trajopt.nlp.NLP` (intervals, constraints, norms, terminal cost)."""
+    """The stage terms of a :class:`trajopt.nlp.NLP` (intervals, constraints, norms, terminal cost).
+
+    A knot's state enters a term as its variables: the state itself, or with
+    tangent-chart knots (``nlp.chart``) the perturbation ``d`` of a chart
+    centre ``xbar`` (a parameter of the term), ``x = apply_dx(xbar, d)``; the
+    interval's rows are then the gap ``d_next - state_error(x_end, xbar_next)``.
+    Symbols are the model's :attr:`~models.Model.symbol_type`.
+    """
     prob, model = nlp.problem, nlp.problem.model
-    N, nx, nu = prob.N, prob.nx, prob.nu
-    sx = ca.SX.sym
+    N, nx, nu, ns, nd = prob.N, prob.nx, prob.nu, nlp.n_state, model.dynamics_param_dim
+    sym = model.symbol_type.sym
+    chart = nlp._chart_fns
     terms: List[StageTerm] = []
+    X_centres = columns(nlp.p, nlp.idx_p_chart)
+
+    def knot_state(name: str, v: Dict[str, Any], q: Dict[str, Any]) -> Any:
+        """The state of knot variables ``v[name]`` (adding the chart centre ``q["xbar_" + name]``)."""
+        v[name] = sym(name, ns)
+        if chart is None:
+            return v[name]
+        q[f"xbar_{name}"] = sym(f"xbar_{name}", nx)
+        return chart["retract"](q[f"xbar_{name}"], v[name])
 
     # ---- intervals (knot dynamics inlined); t_k = k h, h = tf / (N - 1)
     fn, names = nlp.interval_fn, nlp.interval_fn.name_in()
-    sizes = {"x": nx, "u": nu, "z": nlp.nz, "x_next": nx, "u_next": nu}
-    v = {n: sx(n, sizes[n]) for n in sizes if n in names}
-    tf, k = sx("tf"), sx("k")
-    q: Dict[str, ca.SX] = {"k": k}
+    v: Dict[str, Any] = {}
+    q: Dict[str, Any] = {"k": sym("k")}
+    states = {n: knot_state(n, v, q) for n in ("x", "x_next") if n in names or (chart is not None and n == "x_next")}
+    for n, size in (("u", nu), ("z", nlp.nz), ("u_next", nu)):
+        if n in names:
+            v[n] = sym(n, size)
+    tf = sym("tf")
     if prob.free_time:
         v["tf"] = tf
     else:
         q["tf"] = tf
     for n in ("p", "p_mid", "p_next"):
         if n in names:
-            q[n] = sx(n, nlp.idx_p_run.shape[1])
+            q[n] = sym(n, nlp.idx_p_run.shape[1])
+    for n in ("d", "d_next"):
+        if n in names or (n == "d" and "f" in names) or (n == "d_next" and "f_next" in names):
+            q[n] = sym(n, nd)
+    k = q["k"]
     h = tf / (N - 1)
-    args = {**{n: s for n, s in v.items() if n != "tf"}, **{n: s for n, s in q.items() if n.startswith("p")}, "t": k * h, "h": h}
+    args = {**{n: v[n] for n in ("u", "z", "u_next") if n in v}, **states, **{n: q[n] for n in q if n.startswith(("p", "d"))}, "t": k * h, "h": h}
     if "f" in names:
-        args["f"] = model.dynamics(v["x"], v["u"], k * h)
+        args["f"] = model.parametric_dynamics(states["x"], v["u"], k * h, q.get("d"))
     if "f_next" in names:
-        args["f_next"] = model.dynamics(v["x_next"], v["u_next"], (k + 1) * h)
+        args["f_next"] = model.parametric_dynamics(states["x_next"], v["u_next"], (k + 1) * h, q.get("d_next"))
     out = fn(**{n: args[n] for n in names})
+    if chart is not None:
+        rows_c = chart["gap"](out["x_end"], v["x_next"], q["xbar_x_next"])
+    else:
+        rows_c = ca.vertcat(out["defect"], out["residual"])
     rows = {b.kind: nlp.block_rows(i) for i, b in enumerate(nlp.blocks) if b.kind in ("defect", "residual")}
     idx = {"x": nlp.idx_x[:-1], "u": nlp.idx_u[:-1], "z": nlp.idx_z, "x_next": nlp.idx_x[1:], "u_next": nlp.idx_u[1:], "tf": np.full((N - 1, 1), nlp.idx_tf)}
-    P = columns(nlp.p, nlp.idx_p_run)
-    qvals = {"k": ca.DM(np.arange(N - 1)).T, "tf": ca.repmat(nlp.p[int(nlp.idx_p_tf[0])], 1, N - 1) if not prob.free_time else None, "p": P[:, :-1], "p_mid": columns(nlp.p, nlp.idx_p_mid), "p_next": P[:, 1:]}
+    P, D = columns(nlp.p, nlp.idx_p_run), columns(nlp.p, nlp.idx_p_dyn)
+    qvals = {
+        "k": ca.DM(np.arange(N - 1)).T, "tf": ca.repmat(nlp.p[int(nlp.idx_p_tf[0])], 1, N - 1) if not prob.free_time else None,
+        "p": P[:, :-1], "p_mid": columns(nlp.p, nlp.idx_p_mid), "p_next": P[:, 1:], "d": D[:, :-1], "d_next": D[:, 1:],
+        "xbar_x": X_centres[:, :-1], "xbar_x_next": X_centres[:, 1:],
+    }  # fmt: skip
+    gauss_newton = None
+    if nlp.transcription.knot_cost:  # cost = h l(x_k, u_k, p_k) = 1/2 |sqrt(h) r|^2 + h rest
+        r, rest = nlp.running_split(states["x"], v["u"], q["p"])
+        gauss_newton = _term_function("interval_term_gn", v, q, ca.sqrt(h) * r, h * rest)
     terms.append(
         StageTerm(
             "interval",
-            _term_function("interval_term", v, q, ca.vertcat(out["defect"], out["residual"]), out["cost"]),
+            _term_function("interval_term", v, q, rows_c, out["cost"]),
             np.hstack([idx[n] for n in v]),
             ca.vertcat(*[qvals[n] for n in q]),
             np.hstack([rows["defect"], rows["residual"]]),
+            gauss_newton,
         )
     )
 
     # ---- knots: unit norms and user constraints
-    xs, us = sx("x", nx), sx("u", nu)
     points = nlp.transcription.interval_points(model)
     for b, block in enumerate(nlp.blocks):
         if block.kind == "norm":
-            fn_b = _term_function("norm_term", {"x": xs}, {}, nlp.norm_fn(xs), 0)
+            vk: Dict[str, Any] = {}
+            qk: Dict[str, Any] = {}
+            xs = knot_state("x", vk, qk)
+            fn_b = _term_function("norm_term", vk, qk, nlp.norm_fn(xs), 0)
             terms.append(StageTerm("norm", fn_b, nlp.idx_x[nlp.norm_knots], ca.MX(0, block.K), nlp.block_rows(b)))
         elif block.kind in ("constraint", "midpoint"):
             c = nlp.constraints[block.constraint]
-            pc = sx("p", c.params.shape[1])
-            fn_b = _term_function(f"{c.function.name()}_term", {"x": xs, "u": us}, {"p": pc}, c.function(xs, us, pc), 0)
+            vk, qk = {}, {}
             if block.kind == "constraint":
-                var_idx, params = np.hstack([nlp.idx_x[c.knots], nlp.idx_u[c.knots]]), columns(nlp.p, nlp.idx_p_con[block.constraint])
+                xs = knot_state("x", vk, qk)
+            else:  # interior collocation points hold plain states (no charts there)
+                xs = vk["x"] = sym("x", nx)
+            vk["u"] = us = sym("u", nu)
+            qk["p"] = pc = sym("p", c.params.shape[1])
+            fn_b = _term_function(f"{c.function.name()}_term", vk, qk, c.function(xs, us, pc), 0)
+            if block.kind == "constraint":
+                var_idx = np.hstack([nlp.idx_x[c.knots], nlp.idx_u[c.knots]])
+                params = ca.vertcat(*([X_centres[:, c.knots.tolist()]] if chart is not None else []), columns(nlp.p, nlp.idx_p_con[block.constraint]))
             else:
                 z = nlp.idx_z[block.stages]
                 x_sl, u_sl = points[block.point]
@@ -141,9 +194,15 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
             terms.append(StageTerm(c.name, fn_b, var_idx, params, nlp.block_rows(b)))
 
     # ---- terminal cost
-    pt = sx("p", nlp.idx_p_term.size)
-    fn_t = _term_function("terminal_term", {"x": xs, "u": us}, {"p": pt}, ca.SX(0, 1), nlp.terminal_cost(xs, us, pt))
-    terms.append(StageTerm("terminal", fn_t, np.hstack([nlp.idx_x[N - 1], nlp.idx_u[N - 1]]).reshape(1, -1), nlp.p[nlp.idx_p_term.tolist()], np.zeros((1, 0), dtype=int)))
+    vt: Dict[str, Any] = {}
+    qt: Dict[str, Any] = {}
+    xs = knot_state("x", vt, qt)
+    vt["u"] = us = sym("u", nu)
+    qt["p"] = pt = sym("p", nlp.idx_p_term.size)
+    fn_t = _term_function("terminal_term", vt, qt, model.symbol_type(0, 1), nlp.terminal_cost(xs, us, pt))
+    gn_t = _term_function("terminal_term_gn", vt, qt, *nlp.terminal_split(xs, us, pt))
+    params_t = ca.vertcat(*([X_centres[:, N - 1]] if chart is not None else []), nlp.p[nlp.idx_p_term.tolist()])
+    terms.append(StageTerm("terminal", fn_t, np.hstack([nlp.idx_x[N - 1], nlp.idx_u[N - 1]]).reshape(1, -1), params_t, np.zeros((1, 0), dtype=int), gn_t))
     for term in terms:
         if any(len(set(row.tolist())) != len(row) for row in term.var_idx):
             raise AssertionError(f"stage term {term.name}: a variable appears twice in one column")
@@ -223,16 +282,29 @@ def _set_threads(pieces: List[_Piece], threads: int) -> None:
         piece.threads = threads if piece.instructions * piece.K >= minimum else 1
 
 
-def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX) -> Dict[str, List[_Piece]]:
+def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[str, List[_Piece]]:
     """Every stage term's pieces: ``"g"`` (the rows), ``"f"`` (the cost, summed into a 1-vector),
     ``"grad"`` (the cost and its gradient), ``"jac"`` (the rows and their
     Jacobian), ``"hess"``. The value pieces compute only what they output, so
     ``f`` never evaluates the defects and ``g`` never the costs; the derivative
     pieces output their value too, which the same call computes on the way
-    (IPOPT asks for ``f`` with the gradient and ``g`` with the Jacobian)."""
+    (IPOPT asks for ``f`` with the gradient and ``g`` with the Jacobian).
+
+    ``hessian``: ``"exact"`` (the Hessian of each term's Lagrangian) or
+    ``"gauss-newton"`` (:data:`HESSIANS`). Terms built on MX (models whose
+    dynamics carry custom Jacobians) are differentiated on MX, where CasADi
+    uses those Jacobians, and the derivative functions expanded to SX.
+    """
     pieces: Dict[str, List[_Piece]] = {"g": [], "f": [], "grad": [], "jac": [], "hess": []}
     for term in stage_terms(nlp):
-        v, q = term.fn.sx_in()
+        mx = term.fn.is_a("MXFunction")
+        kind = ca.MX if mx else ca.SX
+
+        def function(name: str, inputs: List[Any], outputs: List[Any]) -> ca.Function:
+            fn = ca.Function(name, inputs, outputs)
+            return fn.expand() if mx else fn
+
+        v, q = term.fn.mx_in() if mx else term.fn.sx_in()
         c, l = term.fn(v, q)
         K, cols_w, name = term.var_idx.shape[0], term.var_idx, term.fn.name()
         V = columns(nlp.w, cols_w)
@@ -241,20 +313,30 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX) -> Dict[str, List[_Piece]]:
         if c.numel():
             J = ca.jacobian(c, v)
             jr, jc = J.sparsity().get_triplet()
-            pieces["g"].append(_Piece(ca.Function(f"{name}_g", [v, q], [c]), [V, term.params], [value_targets["c"]]))
-            fn = ca.Function(f"{name}_jac", [v, q], [c, ca.vertcat(*J.nonzeros())])
+            pieces["g"].append(_Piece(function(f"{name}_g", [v, q], [c]), [V, term.params], [value_targets["c"]]))
+            fn = function(f"{name}_jac", [v, q], [c, ca.vertcat(*J.nonzeros())])
             pieces["jac"].append(_Piece(fn, [V, term.params], [value_targets["c"], (term.rows[:, jr], cols_w[:, jc])]))
-        if not ca.is_equal(l, 0):
+        has_cost = not ca.is_equal(l, 0)
+        if has_cost:
             gl = ca.gradient(l, v)
             r = np.array(gl.sparsity().get_triplet()[0], dtype=int)
-            pieces["f"].append(_Piece(ca.Function(f"{name}_f", [v, q], [l]), [V, term.params], [value_targets["l"]]))
-            fn = ca.Function(f"{name}_grad", [v, q], [l, ca.vertcat(*gl.nonzeros())])
+            pieces["f"].append(_Piece(function(f"{name}_f", [v, q], [l]), [V, term.params], [value_targets["l"]]))
+            fn = function(f"{name}_grad", [v, q], [l, ca.vertcat(*gl.nonzeros())])
             pieces["grad"].append(_Piece(fn, [V, term.params], [value_targets["l"], (cols_w[:, r], np.zeros((K, r.size), dtype=int))]))
-        lam_t, sig_t = ca.SX.sym("lam", c.numel()), ca.SX.sym("sigma")  # Hessian of the term's Lagrangian (upper triangle)
-        H = ca.triu(ca.hessian(sig_t * l + (ca.dot(lam_t, c) if c.numel() else 0), v)[0])
+        lam_t, sig_t = kind.sym("lam", c.numel()), kind.sym("sigma")  # Hessian of the term's Lagrangian (upper triangle)
+        if hessian == "exact":
+            H = ca.triu(ca.hessian(sig_t * l + (ca.dot(lam_t, c) if c.numel() else 0), v)[0])
+        elif not has_cost:
+            H = kind(v.numel(), v.numel())
+        elif term.gauss_newton is None:
+            raise ValueError(f"hessian: a Gauss-Newton Hessian needs costs at the knots; the {term.name} cost of {nlp.transcription.name!r} integrates through the dynamics (use a '_knot_cost' multiple shooting or hessian='exact')")
+        else:
+            res, rest = term.gauss_newton(v, q)
+            Jr = ca.jacobian(res, v)
+            H = ca.triu(sig_t * (ca.mtimes(Jr.T, Jr) + ca.hessian(rest, v)[0]))
         hr, hc = H.sparsity().get_triplet()
         if hr:
-            fn = ca.Function(f"{name}_hess", [v, q, lam_t, sig_t], [ca.vertcat(*H.nonzeros())])
+            fn = function(f"{name}_hess", [v, q, lam_t, sig_t], [ca.vertcat(*H.nonzeros())])
             L = columns(lam, term.rows) if c.numel() else ca.MX(0, K)
             a, b = cols_w[:, hr], cols_w[:, hc]
             pieces["hess"].append(_Piece(fn, [V, term.params, L, sigma], [(np.minimum(a, b), np.maximum(a, b))]))
@@ -267,13 +349,13 @@ def _assemble(pieces: List[_Piece], shape: tuple, output: int = 0) -> ca.MX:
     return _scatter([piece.outputs()[output] for piece in pieces], [r.ravel() for r, _ in targets], [c.ravel() for _, c in targets], shape)
 
 
-def stage_functions(nlp: Any) -> List[ca.Function]:
+def stage_functions(nlp: Any, hessian: str = "exact") -> List[ca.Function]:
     """Every SX stage function of ``nlp`` (each term's value and derivatives): what ``compile=True`` compiles."""
-    pieces = _pieces(nlp, ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", nlp.n_g))
+    pieces = _pieces(nlp, ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", nlp.n_g), hessian)
     return [piece.fn for kind in pieces.values() for piece in kind]
 
 
-def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1) -> Tuple[ca.Function, Dict[str, Any]]:
+def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: str = "exact") -> Tuple[ca.Function, Dict[str, Any]]:
     """The NLP ``(x, p) -> (f, g)`` and its ``casadi.nlpsol`` options: ``grad_f``, ``jac_g``, ``hess_lag`` and :data:`NLPSOL_OPTIONS`.
 
     ``f`` is summed from the terms' cost functions and ``g`` scattered from
@@ -286,13 +368,19 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1) -> Tuple[ca
     :class:`models.compiled.CompilerWarning` when it cannot be compiled). The
     compiled code performs the same operations as the virtual machine, so
     both give the same numbers. ``threads`` (>= 1): threads for the heavy
-    maps (module docstring); the numbers do not depend on it.
+    maps (module docstring); the numbers do not depend on it. ``hessian``
+    (:data:`HESSIANS`): ``"exact"``, or ``"gauss-newton"``: the constraints'
+    curvature dropped and each cost ``1/2 |r|^2 + rest`` taken as ``J_r^T J_r +
+    d^2 rest`` (needs costs at the knots; positive semi-definite when every
+    cost is least squares, as crocoddyl's DDP solvers assume).
     """
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
+    if hessian not in HESSIANS:
+        raise ValueError(f"hessian: expected one of {HESSIANS}, got {hessian!r}")
     w, p, n_w, n_g = nlp.w, nlp.p, nlp.n_w, nlp.n_g
     sigma, lam = ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", n_g)
-    pieces = _pieces(nlp, sigma, lam)
+    pieces = _pieces(nlp, sigma, lam, hessian)
     every = [piece for kind in pieces.values() for piece in kind]
     if compile:
         for piece, fn in zip(every, compile_functions([piece.fn for piece in every])):
@@ -312,7 +400,7 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1) -> Tuple[ca
     return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS}
 
 
-def stagewise_derivatives(nlp: Any, compile: bool = False, threads: int = 1) -> Dict[str, ca.Function]:
+def stagewise_derivatives(nlp: Any, compile: bool = False, threads: int = 1, hessian: str = "exact") -> Dict[str, ca.Function]:
     """``{"grad_f", "jac_g", "hess_lag"}``: the derivative functions of :func:`stagewise_nlp`."""
-    options = stagewise_nlp(nlp, compile, threads)[1]
+    options = stagewise_nlp(nlp, compile, threads, hessian)[1]
     return {name: options[name] for name in ("grad_f", "jac_g", "hess_lag")}

@@ -32,24 +32,27 @@ from .manifold import chart_velocity
 ChartRate = Callable[[Any, float], Any]
 
 
-def chart_rate(model: Any, x: Any, u: Any, t: Any, h: Any, f0: Any = None, quadrature: Callable[[Any, float], Any] | None = None) -> ChartRate:
+def chart_rate(
+    model: Any, x: Any, u: Any, t: Any, h: Any, f0: Any = None, quadrature: Callable[[Any, float], Any] | None = None, params: Any = None
+) -> ChartRate:
     """Right-hand side of the chart ODE of ``model`` around ``x`` with control ``u``.
 
     ``rate(sigma, c) = C(x, x (+) sigma) f(x (+) sigma, u, t + c h)`` (m,); at the
     base point (``sigma`` given as the number 0) it is ``error_jacobian_T(x) f0``
     with ``f0 = f(x, u, t)`` (computed unless given). With ``quadrature``, the
     state is ``[sigma; J]`` and ``quadrature(x (+) sigma, c)`` is appended to the
-    rate (e.g. a running cost integrated along the step).
+    rate (e.g. a running cost integrated along the step). ``params``: the
+    model's dynamics parameters, held over the step (:attr:`models.Model.dynamics_param_dim`).
     """
     m = model.error_dim
 
     def rate(state: Any, c: float) -> Any:
         if isinstance(state, (int, float)) and state == 0:
             xi = x
-            vi = model.error_jacobian_T(x) @ (model.dynamics(x, u, t) if f0 is None else f0)
+            vi = model.error_jacobian_T(x) @ (model.parametric_dynamics(x, u, t, params) if f0 is None else f0)
         else:
             xi = model.apply_dx(x, state[:m])
-            vi = chart_velocity(model, x, xi, model.dynamics(xi, u, t + c * h))
+            vi = chart_velocity(model, x, xi, model.parametric_dynamics(xi, u, t + c * h, params))
         return vi if quadrature is None else ca.vertcat(vi, quadrature(xi, c))
 
     return rate

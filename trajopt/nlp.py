@@ -14,11 +14,31 @@ were added), then the interval ``k -> k+1`` rows (defect, residual).
 
 Every piece is one ``casadi.Function`` of one knot or interval, mapped over
 its knots with ``Function.map`` (DESIGN rule 3): the knot dynamics
-``f(x_k, u_k, t_k)`` (shared by the two intervals that touch the knot), the
+``f(x_k, u_k, t_k, d_k)`` (shared by the two intervals that touch the knot), the
 interval function, each constraint, the unit-norm residual. The mapped outputs
 are stacked and brought into stage order by one permutation. Numeric data
-(fixed ``tf``, cost references, constraint parameters) enter through the
-parameter vector ``p``, so one built NLP is re-solved with new data.
+(fixed ``tf``, cost references, constraint parameters, the model's dynamics
+parameters ``d_k``) enter through the parameter vector ``p``, so one built NLP
+is re-solved with new data.
+
+Tangent-chart knots (``chart=True``). A knot state with unit quaternions has
+more coordinates (n) than directions (m = ``model.error_dim``). Instead of
+``x_k`` and one unit-norm row per quaternion, the decision variable is then
+the tangent perturbation ``d_k`` (m,) of a chart centre ``xbar_k`` (a
+parameter, a unit state on the manifold)::
+
+    x_k = apply_dx(xbar_k, d_k)                         (DESIGN.md: p = pbar + R(qbar) dp, q = qbar exp(dphi))
+    gap_k = d_{k+1} - state_error(x_end_k, xbar_{k+1})  (m rows, the interval's explicit end state x_end_k)
+
+Every cost and constraint still reads ``x_k``. The gap has the coefficient
+``+I`` on ``d_{k+1}`` that Riccati-based solvers (fatrop, HPIPM) need, no norm
+rows are left, and ``gap_k = 0`` iff ``x_{k+1} = x_end_k`` (``state_error`` and
+``apply_dx`` are inverse charts while the rotation part of ``d`` stays below pi).
+So the chart is exact, not a linearization; only its validity region is
+bounded: the solver re-centres (``xbar_k = x_k``, ``d_k = 0``) between solves
+when a rotation part grows large (:meth:`chart_extent`). Needs an explicit
+transcription (multiple shooting); bounds may only limit coordinates that the
+chart shifts unchanged (joint angles, velocities; :func:`chart_bounds`).
 """
 from __future__ import annotations
 
@@ -28,7 +48,7 @@ from typing import Any, Dict, List, Tuple
 import casadi as ca
 import numpy as np
 
-from .costs import sum_costs
+from .costs import split_costs, sum_costs
 from .layout import Layout, RowBlock, columns
 from .manifold import normalize_quaternions, unit_norm_residual
 from .problem import Problem
@@ -53,12 +73,21 @@ class NLP:
     and ``row_stage`` (stage of each row of ``g``).
     """
 
-    def __init__(self, problem: Problem, transcription: Transcription | str | None = None) -> None:
+    def __init__(self, problem: Problem, transcription: Transcription | str | None = None, chart: bool = False) -> None:
         if not isinstance(problem, Problem):
             raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
         self.problem = problem
         self.transcription = get_transcription(problem.default_transcription if transcription is None else transcription)
         problem.check_transcription(self.transcription.name)
+        self.chart = bool(chart)
+        if self.chart and not self.transcription.explicit:
+            raise ValueError(f"chart: tangent-chart knots need an explicit transcription (multiple shooting), got {self.transcription.name!r}")
+        model = problem.model
+        #: size of a knot's state variables: the tangent perturbation (chart) or the state
+        self.n_state = model.error_dim if self.chart else model.state_dim
+        self._chart_fns = chart_functions(model) if self.chart else None
+        self._plain = plain_coordinates(model) if self.chart else None
+        self.chart_centres = normalize_quaternions(model, problem.initial_guess()[0]) if self.chart else None
         self.nz = self.transcription.interval_size(problem.model)
         self.constraints = problem.resolved_constraints()
         self._running = [c for c in problem.costs if not c.terminal]
@@ -82,10 +111,11 @@ class NLP:
         prob, tr = self.problem, self.transcription
         N, nx, nu, nz = prob.N, prob.nx, prob.nu, self.nz
         wl, stage = Layout(), []
-        self.idx_x, self.idx_u, self.idx_z = np.zeros((N, nx), int), np.zeros((N, nu), int), np.zeros((N - 1, nz), int)
+        ns = self.n_state
+        self.idx_x, self.idx_u, self.idx_z = np.zeros((N, ns), int), np.zeros((N, nu), int), np.zeros((N - 1, nz), int)
         self.n_controls = N if tr.final_control else N - 1
         for k in range(N):
-            self.idx_x[k] = wl.take(nx)
+            self.idx_x[k] = wl.take(ns)
             if k < self.n_controls:
                 self.idx_u[k] = wl.take(nu)
             if k < N - 1:
@@ -106,6 +136,8 @@ class NLP:
         run_dims, term_dims = [f.size1_in(2) for f in run_funcs], [f.size1_in(2) for f in term_funcs]
         self.running_cost = sum_costs(run_funcs, run_dims, nx, nu, "running_cost")
         self.terminal_cost = sum_costs(term_funcs, term_dims, nx, nu, "terminal_cost")
+        self.running_split = split_costs(self._running, model, run_dims, "running_cost_split")
+        self.terminal_split = split_costs(self._terminal, model, term_dims, "terminal_cost_split")
         pl, npr = Layout(), sum(run_dims)
         self.idx_p_tf = None if prob.free_time else pl.take(1)
         self.idx_p_run, self.idx_p_mid = pl.take(npr * N).reshape(N, npr), pl.take(npr * (N - 1)).reshape(N - 1, npr)
@@ -113,6 +145,8 @@ class NLP:
         self.idx_p_con = [pl.take(c.params.size).reshape(c.params.shape) for c in self.constraints]
         mid_params = [c.midpoint_data()[3] for c in self.constraints]
         self.idx_p_con_mid = [pl.take(m.size).reshape(m.shape) for m in mid_params]
+        self.idx_p_dyn = pl.take(N * model.dynamics_param_dim).reshape(N, model.dynamics_param_dim)
+        self.idx_p_chart = pl.take(N * nx).reshape(N, nx) if self.chart else np.zeros((N, 0), dtype=int)
         self.p = ca.MX.sym("p", pl.size)
 
     def _stage_functions(self) -> List[Tuple[ca.MX, RowBlock]]:
@@ -120,24 +154,33 @@ class NLP:
         as ``(values (rows x K), RowBlock)``."""
         prob, model, N, w, p = self.problem, self.problem.model, self.problem.N, self.w, self.p
         X, U, Z = columns(w, self.idx_x), columns(w, self.idx_u), columns(w, self.idx_z)
+        if self.chart:  # knot states from their tangent perturbations
+            Xbar = columns(p, self.idx_p_chart)
+            X = self._chart_fns["retract"].map(N)(Xbar, X)
         tf = w[self.idx_tf] if prob.free_time else p[int(self.idx_p_tf[0])]
         h = tf / (N - 1)
         T = h * ca.DM(np.arange(N)).T
-        P, Pm = columns(p, self.idx_p_run), columns(p, self.idx_p_mid)
+        P, Pm, D = columns(p, self.idx_p_run), columns(p, self.idx_p_mid), columns(p, self.idx_p_dyn)
         self.interval_fn = interval = self.transcription.interval_function(model, self.running_cost, prob.control_rate_weight)
-        args: Dict[str, Any] = {"x": X[:, :-1], "u": U[:, :-1], "z": Z, "x_next": X[:, 1:], "u_next": U[:, 1:], "t": T[:, :-1], "h": h, "p": P[:, :-1], "p_mid": Pm, "p_next": P[:, 1:]}
+        args: Dict[str, Any] = {
+            "x": X[:, :-1], "u": U[:, :-1], "z": Z, "x_next": X[:, 1:], "u_next": U[:, 1:], "t": T[:, :-1], "h": h,
+            "p": P[:, :-1], "p_mid": Pm, "p_next": P[:, 1:], "d": D[:, :-1], "d_next": D[:, 1:],
+        }  # fmt: skip
         needs = set(interval.name_in())
         if needs & {"f", "f_next"}:  # knot dynamics, evaluated once per knot
-            xs, us, ts = model.symbols(ca.SX)
-            dyn = ca.Function(f"{model.name}_knot_dynamics", [xs, us, ts], [model.dynamics(xs, us, ts)], ["x", "u", "t"], ["f"])
+            xs, us, ts = model.symbols(model.symbol_type)
+            ds = model.symbol_type.sym("d", model.dynamics_param_dim)
+            dyn = ca.Function(f"{model.name}_knot_dynamics", [xs, us, ts, ds], [model.parametric_dynamics(xs, us, ts, ds)], ["x", "u", "t", "d"], ["f"])
             count = N if "f_next" in needs else N - 1
-            F = dyn.map(count)(X[:, :count], U[:, :count], T[:, :count])
+            F = dyn.map(count)(X[:, :count], U[:, :count], T[:, :count], D[:, :count])
             args["f"], args["f_next"] = F[:, : N - 1], F[:, 1:]
         out = interval.map(N - 1)(**{name: args[name] for name in interval.name_in()})
         self.f = ca.sum2(out["cost"]) + self.terminal_cost(X[:, N - 1], U[:, N - 1], p[self.idx_p_term.tolist()])
+        if self.chart:
+            out["defect"] = self._chart_fns["gap"].map(N - 1)(out["x_end"], columns(w, self.idx_x)[:, 1:], Xbar[:, 1:])
 
         blocks: List[Tuple[ca.MX, RowBlock]] = []
-        self.norm_fn = norm = unit_norm_residual(model)
+        self.norm_fn = norm = None if self.chart else unit_norm_residual(model)
         self.norm_knots = np.arange(1 if prob.x0 is not None else 0, N)  # a fixed x0 is unit already
         if norm is not None and self.norm_knots.size:
             blocks.append((norm.map(len(self.norm_knots))(X[:, self.norm_knots.tolist()]), RowBlock("norm", norm.size1_out(0), self.norm_knots)))
@@ -201,19 +244,25 @@ class NLP:
             p[self.idx_p_term] = np.hstack([c.params(model, prob.N).ravel() for c in self._terminal])
         for c, idx, idx_mid in zip(constraints, self.idx_p_con, self.idx_p_con_mid):
             p[idx], p[idx_mid] = c.params, c.midpoint_data()[3]
+        p[self.idx_p_dyn] = prob.dynamics_params
+        if self.chart:
+            p[self.idx_p_chart] = self.chart_centres
         return p
 
     def bounds_w(self) -> Tuple[np.ndarray, np.ndarray]:
         """Variable bounds ``(lbw, ubw)``: state/control bounds, interval bounds, fixed ``x_0``, ``tf``."""
         prob, tr = self.problem, self.transcription
         lb, ub = np.full(self.n_w, -np.inf), np.full(self.n_w, np.inf)
-        lb[self.idx_x], ub[self.idx_x] = prob.state_lower, prob.state_upper
+        if self.chart:
+            lb[self.idx_x], ub[self.idx_x] = chart_bounds(self._plain, self.chart_centres, prob.state_lower, prob.state_upper)
+        else:
+            lb[self.idx_x], ub[self.idx_x] = prob.state_lower, prob.state_upper
         nu_rows = self.n_controls
         lb[self.idx_u[:nu_rows]], ub[self.idx_u[:nu_rows]] = prob.control_lower[:nu_rows], prob.control_upper[:nu_rows]
         zl, zu = tr.interval_bounds(prob.model, (prob.state_lower, prob.state_upper), (prob.control_lower, prob.control_upper))
         lb[self.idx_z], ub[self.idx_z] = zl, zu
         if prob.x0 is not None:
-            lb[self.idx_x[0]] = ub[self.idx_x[0]] = prob.x0
+            lb[self.idx_x[0]] = ub[self.idx_x[0]] = self.to_variables(prob.x0[None], knots=[0])[0]
         if self.idx_tf is not None:
             lb[self.idx_tf], ub[self.idx_tf] = prob.tf.lower, prob.tf.upper
         return lb, ub
@@ -258,7 +307,7 @@ class NLP:
         """
         prob = self.problem
         w = np.zeros(self.n_w)
-        w[self.idx_x] = states
+        w[self.idx_x] = self.to_variables(states)
         w[self.idx_u[: self.n_controls]] = controls[: self.n_controls]
         if intervals is None:
             intervals = self.transcription.interval_guess(prob.model, states, controls)
@@ -276,11 +325,51 @@ class NLP:
         """Knot states, controls, interval variables and ``tf`` of a decision vector."""
         w = np.asarray(w, dtype=float).reshape(-1)
         tf = float(w[self.idx_tf]) if self.idx_tf is not None else float(self.problem.tf)
-        return Trajectory(w[self.idx_x].copy(), w[self.idx_u].copy(), w[self.idx_z].copy(), tf)
+        return Trajectory(self.to_states(w[self.idx_x]), w[self.idx_u].copy(), w[self.idx_z].copy(), tf)
+
+    # ------------------------------------------------------------ tangent charts
+    def to_variables(self, states: np.ndarray, knots: Any = None) -> np.ndarray:
+        """Knot state variables (K, n_state) of states (K, n) at ``knots`` (default all):
+        ``state_error(x_k, xbar_k)`` with tangent-chart knots, else the states themselves."""
+        states = np.asarray(states, dtype=float)
+        if not self.chart:
+            return states.copy()
+        centres = self.chart_centres if knots is None else self.chart_centres[knots]
+        error = self._chart_fns["error"].map(states.shape[0])
+        return np.asarray(error(states.T, centres.T)).T
+
+    def to_states(self, variables: np.ndarray) -> np.ndarray:
+        """Knot states (N, n) of the knot state variables (N, n_state) (the inverse of :meth:`to_variables`)."""
+        variables = np.asarray(variables, dtype=float)
+        if not self.chart:
+            return variables.copy()
+        retract = self._chart_fns["retract"].map(variables.shape[0])
+        return np.asarray(retract(self.chart_centres.T, variables.T)).T
+
+    def recentre(self, states: np.ndarray) -> None:
+        """Chart centres at ``states`` (N, n; quaternions normalized): the next solve starts from ``d = 0`` there."""
+        if not self.chart:
+            raise ValueError("recentre: this NLP has no tangent-chart knots (chart=False)")
+        states = np.asarray(states, dtype=float)
+        if states.shape != (self.problem.N, self.problem.nx) or not np.isfinite(states).all():
+            raise ValueError(f"states: expected a finite array of shape {(self.problem.N, self.problem.nx)}, got {states.shape}")
+        self.chart_centres = normalize_quaternions(self.problem.model, states)
+
+    def chart_extent(self, w: np.ndarray) -> float:
+        """Largest rotation angle (rad) in the tangent perturbations of ``w`` (0 without charts):
+        how far the iterate is from its chart centres on the rotation groups."""
+        if not self.chart:
+            return 0.0
+        d = np.asarray(w, dtype=float)[self.idx_x]
+        rows = ~self._plain.any(axis=1)  # tangent directions that are not plain coordinate shifts
+        return float(np.abs(d[:, rows]).max(initial=0.0))
 
     def normalized(self, w: np.ndarray) -> np.ndarray:
-        """``w`` with the quaternions of every knot and interval state scaled to unit norm."""
+        """``w`` with the quaternions of every knot and interval state scaled to unit norm
+        (unchanged with tangent-chart knots, whose states are unit by construction)."""
         w = np.array(w, dtype=float)
+        if self.chart:
+            return w
         model = self.problem.model
         w[self.idx_x] = normalize_quaternions(model, w[self.idx_x])
         for xs, _ in self.transcription.interval_points(model):
@@ -309,3 +398,63 @@ class NLP:
             np.maximum.at(per_knot, self.row_stage, vg)
         total = max(float(vw.max(initial=0.0)), float(vg.max(initial=0.0)))
         return total, per_knot
+
+
+def chart_functions(model: Any) -> Dict[str, ca.Function]:
+    """The tangent-chart maps of ``model`` (module docstring), SX:
+
+    ``retract(xbar, d) = apply_dx(xbar, d)``, ``error(x, xbar) = state_error(x, xbar)`` and
+    ``gap(x_end, d_next, xbar_next) = d_next - state_error(x_end, xbar_next)``.
+    """
+    n, m = model.state_dim, model.error_dim
+    x, xbar, d = ca.SX.sym("x", n), ca.SX.sym("xbar", n), ca.SX.sym("d", m)
+    return {
+        "retract": ca.Function(f"{model.name}_chart_retract", [xbar, d], [model.apply_dx(xbar, d)], ["xbar", "d"], ["x"]),
+        "error": ca.Function(f"{model.name}_chart_error", [x, xbar], [model.state_error(x, xbar)], ["x", "xbar"], ["d"]),
+        "gap": ca.Function(f"{model.name}_chart_gap", [x, d, xbar], [d - model.state_error(x, xbar)], ["x_end", "d_next", "xbar_next"], ["gap"]),
+    }
+
+
+def plain_coordinates(model: Any) -> np.ndarray:
+    """Boolean (m, n) matrix: ``P[j, i]`` when tangent coordinate ``j`` is ``x_i - xbar_i`` exactly.
+
+    Found from the symbolic ``state_error``: its row ``j`` must be the plain
+    difference of one state coordinate (joint angles and velocities are; the
+    floating base's position, expressed in the centre's body frame, and the
+    rotations are not). A bound on a state coordinate maps to a bound on its
+    tangent coordinate only through such a pair (:func:`chart_bounds`).
+    """
+    n, m = model.state_dim, model.error_dim
+    x, xbar = ca.SX.sym("x", n), ca.SX.sym("xbar", n)
+    error = model.state_error(x, xbar)
+    jac = ca.jacobian(error, x)
+    candidates = [(j, int(np.flatnonzero(np.asarray(ca.evalf(jac[j, :])).ravel())[0])) for j in range(m) if jac[j, :].is_constant() and jac[j, :].nnz() == 1 and ca.evalf(ca.sum2(jac[j, :])) == 1]
+    plain = np.zeros((m, n), dtype=bool)
+    if candidates:
+        rest = ca.Function("rest", [x, xbar], [ca.vertcat(*[error[j] - (x[i] - xbar[i]) for j, i in candidates])])
+        rng = np.random.default_rng(0)
+        samples = [np.asarray(rest(rng.standard_normal(n), rng.standard_normal(n))).ravel() for _ in range(3)]
+        for (j, i), zero in zip(candidates, np.all(np.abs(samples) == 0, axis=0)):
+            plain[j, i] = bool(zero)
+    return plain
+
+
+def chart_bounds(plain: np.ndarray, centres: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Bounds (N, m) of tangent perturbations from state bounds (N, n) around ``centres`` (N, n).
+
+    A plain coordinate (:func:`plain_coordinates`) keeps its bound shifted by
+    the centre; any other coordinate must be unbounded (``ValueError`` naming it).
+    """
+    rows, cols = np.nonzero(plain)
+    other = np.setdiff1d(np.arange(lower.shape[1]), cols)
+    finite = np.isfinite(lower[:, other]) | np.isfinite(upper[:, other])
+    if finite.any():
+        k, i = np.argwhere(finite)[0]
+        raise ValueError(
+            f"state bounds: x[{other[i]}] is bounded at knot {k}, but that coordinate is not a plain coordinate of the "
+            "tangent chart (a base position or a rotation); bound it through a constraint, or solve without tangent-chart knots"
+        )
+    m = plain.shape[0]
+    lo, hi = np.full((lower.shape[0], m), -np.inf), np.full((lower.shape[0], m), np.inf)
+    lo[:, rows], hi[:, rows] = lower[:, cols] - centres[:, cols], upper[:, cols] - centres[:, cols]
+    return lo, hi

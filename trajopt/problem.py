@@ -89,6 +89,7 @@ class Problem:
         self.control_lower = per_knot(lb, self.N, self.nu, "model.control_bounds() lower")
         self.control_upper = per_knot(ub, self.N, self.nu, "model.control_bounds() upper")
         self.control_rate_weight: Optional[np.ndarray] = None
+        self._dynamics_params = np.zeros((self.N, model.dynamics_param_dim))
         self._guess_states: Optional[np.ndarray] = None
         self._guess_controls: Optional[np.ndarray] = None
 
@@ -122,6 +123,24 @@ class Problem:
     @x0.setter
     def x0(self, value: Any) -> None:
         self._x0 = None if value is None else self._check_state(value, "x0")
+
+    @property
+    def dynamics_params(self) -> np.ndarray:
+        """The model's dynamics parameters per knot (N, ``model.dynamics_param_dim``); zeros by default.
+
+        Knot ``k``'s column holds at the knot and over the interval that starts
+        there (e.g. which feet are in contact). Assign a new (N, nd) array
+        (validated); an already built solver reads it at its next solve.
+        """
+        return self._dynamics_params
+
+    @dynamics_params.setter
+    def dynamics_params(self, value: Any) -> None:
+        D = np.asarray(value, dtype=float)
+        want = (self.N, self.model.dynamics_param_dim)
+        if D.shape != want or not np.isfinite(D).all():
+            raise ValueError(f"dynamics_params: expected a finite array of shape {want}, got shape {D.shape}")
+        self._dynamics_params = D.copy()
 
     def check_transcription(self, name: str) -> None:
         """Raise ``ValueError`` if the transcription ``name`` cannot solve this problem (all can, here)."""

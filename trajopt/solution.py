@@ -95,7 +95,8 @@ class Solution:
         if self._interpolant is None:
             self._interpolant = get_transcription(self.transcription).interpolant(self.problem.model)
         fn = self._interpolant.map(len(ts))
-        x, u = fn(self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, k * h, h, tau)
+        D = self.problem.dynamics_params
+        x, u = fn(self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, k * h, h, tau, D[k].T, D[k + 1].T)
         x, u = np.asarray(x).T, np.asarray(u).T
         return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
 

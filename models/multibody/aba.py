@@ -28,11 +28,11 @@ from .tree import FREE_FLYER, KinematicTree
 
 
 def solve_ldlt(A: ca.SX, b: ca.SX) -> ca.SX:
-    """Solve ``A x = b`` for symmetric positive definite ``A`` (n x n) by ``A = L D L^T``.
+    """Solve ``A X = b`` for symmetric positive definite ``A`` (n x n) by ``A = L D L^T``; ``b`` is (n x k).
 
     ``D_j = A_jj - sum_k L_jk^2 D_k``, ``L_ij = (A_ij - sum_k L_ik L_jk D_k) / D_j``
-    (``k < j < i``), then ``L y = b``, ``L^T x = D^-1 y``. No pivoting, no square
-    roots; only the lower triangle of ``A`` is read.
+    (``k < j < i``), then ``L Y = b``, ``L^T X = D^-1 Y``, row by row. No
+    pivoting, no square roots; only the lower triangle of ``A`` is read.
     """
     n = A.shape[0]
     L: list[list[Any]] = [[None] * n for _ in range(n)]
@@ -52,7 +52,7 @@ def solve_ldlt(A: ca.SX, b: ca.SX) -> ca.SX:
             L[i][j] = lij * d_inv[j]
     y: list[Any] = []
     for i in range(n):
-        yi = b[i]
+        yi = b[i, :]
         for k in range(i):
             yi = yi - L[i][k] * y[k]
         y.append(yi)

@@ -44,7 +44,7 @@ class HermiteSimpson(Transcription):
         s = IntervalSymbols(model, running_cost.size1_in(2), self.interval_size(model))
         x_m, u_m = s.z[:nx], s.z[nx:]
         ydot0 = model.error_jacobian_T(s.x) @ s.f
-        ydotm = chart_velocity(model, s.x, x_m, model.dynamics(x_m, u_m, s.t + s.h / 2))
+        ydotm = chart_velocity(model, s.x, x_m, model.parametric_dynamics(x_m, u_m, s.t + s.h / 2, s.d))
         ydot1 = chart_velocity(model, s.x, s.x_next, s.f_next)
         y1, ym = model.state_error(s.x_next, s.x), model.state_error(x_m, s.x)
         simpson = y1 - s.h / 6 * (ydot0 + 4 * ydotm + ydot1)
@@ -55,23 +55,22 @@ class HermiteSimpson(Transcription):
             W = control_rate
             cost += 0.5 / s.h * (g0.T @ W @ g0 + g0.T @ W @ g1 + g1.T @ W @ g1 / 3)
         norm = unit_norm_residual(model)
-        residual = norm(x_m) if norm is not None else ca.SX(0, 1)
-        inputs = ["x", "u", "z", "x_next", "u_next", "f", "f_next", "t", "h", "p", "p_mid", "p_next"]
+        residual = norm(x_m) if norm is not None else s.empty()
+        inputs = ["x", "u", "z", "x_next", "u_next", "f", "f_next", "t", "h", "p", "p_mid", "p_next", "d"]
         return s.function("hermite_simpson_interval", inputs, {"defect": ca.vertcat(simpson, hermite), "cost": cost, "residual": residual})
 
     def interpolant(self, model: Any) -> ca.Function:
         nx = model.state_dim
-        s = IntervalSymbols(model, 0, self.interval_size(model))
-        tau = ca.SX.sym("tau")
-        ydot0 = model.error_jacobian_T(s.x) @ model.dynamics(s.x, s.u, s.t)
-        ydot1 = chart_velocity(model, s.x, s.x_next, model.dynamics(s.x_next, s.u_next, s.t + s.h))
+        s = IntervalSymbols(model, 0, self.interval_size(model), ca.SX)
+        tau = s.tau
+        ydot0 = model.error_jacobian_T(s.x) @ model.parametric_dynamics(s.x, s.u, s.t, s.d)
+        ydot1 = chart_velocity(model, s.x, s.x_next, model.parametric_dynamics(s.x_next, s.u_next, s.t + s.h, s.d_next))
         y1 = model.state_error(s.x_next, s.x)
         r = tau / s.h
         y = (r**3 - 2 * r**2 + r) * s.h * ydot0 + (-2 * r**3 + 3 * r**2) * y1 + (r**3 - r**2) * s.h * ydot1
         u_m = s.z[nx:]
         u = (2 * r - 1) * (r - 1) * s.u + 4 * r * (1 - r) * u_m + r * (2 * r - 1) * s.u_next
-        args = [s.x, s.u, s.z, s.x_next, s.u_next, s.t, s.h, tau]
-        return ca.Function("hermite_simpson_interpolant", args, [model.apply_dx(s.x, y), u], ["x", "u", "z", "x_next", "u_next", "t", "h", "tau"], ["x_tau", "u_tau"])
+        return s.interpolant("hermite_simpson_interpolant", model.apply_dx(s.x, y), u)
 
     def interval_guess(self, model: Any, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
         mids = interpolate_states(model, states[:-1], states[1:], 0.5)

@@ -38,14 +38,13 @@ class Trapezoidal(Transcription):
             du = s.u_next - s.u
             cost += 0.5 * (du.T @ control_rate @ du) / s.h
         inputs = ["x", "u", "x_next", "u_next", "f", "f_next", "h", "p", "p_next"]
-        return s.function("trapezoidal_interval", inputs, {"defect": defect, "cost": cost, "residual": ca.SX(0, 1)})
+        return s.function("trapezoidal_interval", inputs, {"defect": defect, "cost": cost, "residual": s.empty()})
 
     def interpolant(self, model: Any) -> ca.Function:
-        s = IntervalSymbols(model, 0, 0)
-        tau = ca.SX.sym("tau")
-        ydot0 = model.error_jacobian_T(s.x) @ model.dynamics(s.x, s.u, s.t)
-        ydot1 = chart_velocity(model, s.x, s.x_next, model.dynamics(s.x_next, s.u_next, s.t + s.h))
+        s = IntervalSymbols(model, 0, 0, ca.SX)
+        tau = s.tau
+        ydot0 = model.error_jacobian_T(s.x) @ model.parametric_dynamics(s.x, s.u, s.t, s.d)
+        ydot1 = chart_velocity(model, s.x, s.x_next, model.parametric_dynamics(s.x_next, s.u_next, s.t + s.h, s.d_next))
         y = tau * ydot0 + tau**2 / (2 * s.h) * (ydot1 - ydot0)
         u = s.u + tau / s.h * (s.u_next - s.u)
-        args = [s.x, s.u, s.z, s.x_next, s.u_next, s.t, s.h, tau]
-        return ca.Function("trapezoidal_interpolant", args, [model.apply_dx(s.x, y), u], ["x", "u", "z", "x_next", "u_next", "t", "h", "tau"], ["x_tau", "u_tau"])
+        return s.interpolant("trapezoidal_interpolant", model.apply_dx(s.x, y), u)
