@@ -169,6 +169,11 @@ class LeggedRobot(MultibodyModel):
 
     # ------------------------------------------------------------ description
     @property
+    def mass(self) -> float:
+        """Total mass (kg)."""
+        return float(pin.computeTotalMass(self.pin_model))
+
+    @property
     def leg_length(self) -> float:
         """Mean thigh + calf length (m, in the legs' planes): the length gaits are scaled by."""
         return float(np.mean([leg.thigh_length + leg.calf_length for leg in self.legs]))
@@ -179,17 +184,23 @@ class LeggedRobot(MultibodyModel):
         joints = self._config_or_state(x)[BASE_NQ : self.nq]
         return tuple(_KNEE_NAME[knee_direction(leg, joints[rows])] for leg, rows in zip(self.legs, self._leg_rows))
 
+    def knee_posture(self) -> str:
+        """The knees in :meth:`init_state`: a name of :data:`KNEE_POSTURES` when one matches, else the directions per leg end."""
+        knees = self.knee_directions(self.init_state())
+        for name, directions in KNEE_POSTURES.items():
+            if self.leg_roles is not None and knees == tuple(directions[LEG_ROLES.index(role)] for role in self.leg_roles):
+                return name
+        return ", ".join(knees)
+
     def describe(self) -> str:
         """A few lines for a terminal: mass, leg length, feet (with roles), standing height and knees, limits."""
         roles = self.leg_roles or tuple(str(i) for i in range(len(self.leg_ends)))
-        knees = self.knee_directions(self.init_state())
-        posture = next((name for name, dirs in KNEE_POSTURES.items() if self.leg_roles and knees == tuple(dirs[LEG_ROLES.index(r)] for r in self.leg_roles)), None)
         torque = self.torque_limits()
         return "\n".join(
             [
-                f"{self.name}: {pin.computeTotalMass(self.pin_model):.2f} kg, {len(self.legs)} legs of {self.leg_length:.3f} m (thigh + calf), {self.nu} joints",
+                f"{self.name}: {self.mass:.2f} kg, {len(self.legs)} legs of {self.leg_length:.3f} m (thigh + calf), {self.nu} joints",
                 "  feet      " + ", ".join(f"{role} {foot}" for role, foot in zip(roles, self.leg_ends)),
-                f"  standing  base {self.standing_height:.3f} m high, knees {posture or ', '.join(knees)}",
+                f"  standing  base {self.standing_height:.3f} m high, knees {self.knee_posture()}",
                 f"  limits    torque {torque.min():g}..{torque.max():g} Nm, mu {self.mu:g}",
             ]
         )

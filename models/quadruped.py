@@ -19,13 +19,18 @@ from the knee; :func:`find_feet` returns the four in role order.
 """
 from __future__ import annotations
 
-from typing import Sequence
+import contextlib
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
 
 import numpy as np
 import pinocchio as pin
 
 from .leg_ik import LegGeometry, legs_from_feet
-from .robot_data import is_floating
+from .robot_data import installed_urdfs, is_floating, load_pinocchio_model
 
 #: Leg roles in the order every quadruped's legs are listed: front-left, front-right, hind-left, hind-right.
 LEG_ROLES = ("FL", "FR", "HL", "HR")
@@ -147,6 +152,9 @@ def order_feet(pin_model: pin.Model, feet: Sequence[str]) -> tuple[str, str, str
     feet = tuple(feet)
     if len(feet) != len(LEG_ROLES) or len(set(feet)) != len(feet):
         raise ValueError(f"feet: expected 4 distinct foot frames, got {list(feet)}")
+    missing = [foot for foot in feet if not pin_model.existFrame(foot)]
+    if missing:
+        raise ValueError(f"feet: no frame {', '.join(map(repr, missing))} in model {pin_model.name!r}")
     roles = leg_roles(legs_from_feet(pin_model, feet))
     return tuple(feet[roles.index(role)] for role in LEG_ROLES)  # type: ignore[return-value]
 
@@ -176,3 +184,49 @@ def standing_height(legs: Sequence[LegGeometry], reach: float = STANDING_REACH) 
             raise ValueError(f"legs: the {leg.joint_names[0]} leg cannot stand with its foot {r:.3f} m below its thigh joint")
         heights.append((b + np.sqrt(b * b - a * c)) / a)
     return float(np.mean(heights))
+
+
+@dataclass(frozen=True)
+class InstalledQuadruped:
+    """A quadruped URDF of the installed example-robot-data: its names (:func:`models.robot_data.installed_urdfs`),
+    file and feet in :data:`LEG_ROLES` order."""
+
+    names: tuple[str, ...]
+    urdf: Path
+    feet: tuple[str, str, str, str]
+
+
+def installed_quadrupeds() -> list[InstalledQuadruped]:
+    """The example-robot-data URDFs that are quadrupeds (:func:`find_feet` accepts them), by first name.
+
+    Every URDF is loaded with pinocchio (a quarter of a second for all of
+    them); files pinocchio cannot parse are skipped, and what its URDF parser
+    prints about them on the process's stderr is silenced.
+    """
+    by_file: dict[Path, list[str]] = {}
+    for name, path in installed_urdfs().items():
+        by_file.setdefault(path, []).append(name)
+    found = []
+    for path, names in by_file.items():
+        try:
+            with _native_stderr_silenced():
+                model = load_pinocchio_model(path)
+            feet = find_feet(model)
+        except ValueError:  # not a quadruped, or a file pinocchio cannot parse
+            continue
+        found.append(InstalledQuadruped(tuple(names), path, feet))
+    return sorted(found, key=lambda q: q.names[0])
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 sent to /dev/null (C++ libraries write to it directly, bypassing ``sys.stderr``)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

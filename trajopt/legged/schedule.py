@@ -102,6 +102,8 @@ class ContactSchedule:
         leg roles and the robot has none.
         """
         bodies = tuple(robot.kinematics_bodies)
+        if self.foot_names == bodies:
+            return self
         roles = getattr(robot, "leg_roles", None)
         by_key = {body: i for i, body in enumerate(bodies)}
         if roles is not None and len(roles) == len(bodies):
