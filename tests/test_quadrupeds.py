@@ -22,7 +22,7 @@ from models.quadruped import LEG_ROLES, STANDING_REACH, NotAQuadrupedError, find
 from models.robot_data import load_pinocchio_model, urdf_path
 from trajopt import solve
 from trajopt.cli import main
-from trajopt.legged import ContactSchedule, LeggedProblem, gait, jump
+from trajopt.legged import ContactSchedule, LeggedProblem, gait
 from trajopt.legged.scaling import REFERENCE_LEG_LENGTH, GaitScale
 
 from .legged_checks import TOL, pinocchio_contact_check

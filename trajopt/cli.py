@@ -180,7 +180,7 @@ def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
         params[key] = convert(text, accepted[key].default, key)
     for key, value in robot_parameters(args).items():
         if key not in accepted:
-            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(ROBOT_TEMPLATES)}")
+            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice")
         params[key] = value
@@ -304,13 +304,14 @@ def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
 
 # ------------------------------------------------------------------ robots
 
-#: Problems that take a quadruped as ``--robot``/``--urdf``/``--feet`` (:mod:`problems.quadrupeds`).
-ROBOT_TEMPLATES = ("trot", "pace", "bound", "pronk", "jump")
+def robot_templates() -> list[str]:
+    """The registered problems that take a quadruped as ``--robot``/``--urdf`` (a factory parameter ``robot``)."""
+    return [name for name in problems.names() if "robot" in _parameters(problems.factory(name))]
 
 
 def add_robot_options(group: argparse._ArgumentGroup) -> None:
     """``--robot``, ``--urdf`` and ``--feet`` (the quadruped gait templates' robot)."""
-    group.add_argument("--robot", metavar="NAME", help=f"quadruped from example-robot-data for {', '.join(ROBOT_TEMPLATES)} (see `trajopt list --robots`; default go1)")
+    group.add_argument("--robot", metavar="NAME", help=f"quadruped from example-robot-data for {', '.join(robot_templates())} (see `trajopt list --robots`; default go1)")
     group.add_argument("--urdf", metavar="PATH", help="quadruped from a URDF file instead of --robot")
     group.add_argument("--feet", metavar="A,B,C,D", help="its four foot frames, any order (default: found in the URDF)")
 
@@ -337,7 +338,7 @@ def robot_parameters(args: argparse.Namespace) -> Dict[str, Any]:
 
 def print_robot(args: argparse.Namespace, problem: Any) -> None:
     """For a gait template, the robot it runs on: feet by role, standing height, knees, limits."""
-    if args.name in ROBOT_TEMPLATES and isinstance(problem, LeggedProblem) and isinstance(problem.robot, LeggedRobot):
+    if args.name in robot_templates() and isinstance(problem, LeggedProblem) and isinstance(problem.robot, LeggedRobot):
         print(problem.robot.describe(), flush=True)
 
 
