@@ -17,7 +17,7 @@ import pytest
 
 import problems
 from models import Go1, Go2, Humanoid, LeggedRobot
-from models.leg_ik import LegGeometry, leg_points
+from models.leg_ik import LegGeometry, knee_direction, leg_points
 from models.quadruped import LEG_ROLES, STANDING_REACH, NotAQuadrupedError, find_feet, installed_quadrupeds, leg_roles, order_feet
 from models.robot_data import load_pinocchio_model, urdf_path
 from trajopt import solve
@@ -133,6 +133,15 @@ def test_standing_pose_from_the_kinematics(name):
         rel = foot - thigh
         in_plane = np.linalg.norm(rel - (rel @ leg.thigh_axis) * leg.thigh_axis)
         assert in_plane == pytest.approx(STANDING_REACH * robot.leg_length, rel=1e-9)
+
+
+def test_which_rule_sets_the_knees():
+    # ANYmal: wide limits, shanks bent at zero angles (feet 0.1 m ahead of the front knees): the zero pose decides.
+    # HyQ: straight at zero angles, calf limits of one sign per leg: the limits decide. Solo12: neither, backward.
+    zero_pose = {name: tuple(knee_direction(leg, np.zeros(3)) for leg in LeggedRobot.from_robot_data(name).legs) for name in ("anymal", "hyq", "solo12")}
+    assert zero_pose == {"anymal": POSTURES["inward"], "hyq": (0, 0, 0, 0), "solo12": (0, 0, 0, 0)}
+    hyq = LeggedRobot.from_robot_data("hyq")
+    assert np.all(hyq.joint_upper[[2, 8]] < 0) and np.all(hyq.joint_lower[[5, 11]] > 0)  # lf, rf knees < 0; lh, rh > 0
 
 
 def test_go1_from_robot_data_stands_exactly_as_the_go1_class():
