@@ -46,10 +46,9 @@ import numpy as np
 import pinocchio as pin
 
 from lie import _backend as B
-from lie import quat_to_rot
+from lie import check_unit_quaternion, quat_to_rot, so3_exp
 
 from .joint_limits import wrap_into_limits, wrap_to_pi
-from lie import check_unit_quaternion
 from .robot_data import joint_position_limits
 
 #: Joints per leg: hip, thigh, calf.
@@ -58,6 +57,9 @@ JOINTS_PER_LEG = 3
 GEOMETRY_TOL = 1e-9
 #: How far (relative) the law-of-cosines ratio may exceed 1 and still count as reachable.
 REACH_TOL = 1e-12
+#: A knee closer than this fraction of thigh + calf to the line from the thigh joint to the foot
+#: counts as straight (:func:`knee_direction` returns 0).
+STRAIGHT_KNEE_TOL = 1e-2
 
 
 _VECTOR_FIELDS = ("hip_pos", "hip_axis", "thigh_axis", "calf_axis", "hip_to_thigh", "thigh", "calf")
@@ -102,7 +104,7 @@ class LegGeometry:
             raise ValueError("thigh/calf: links perpendicular to the knee axis must have non-zero length")
 
     @property
-    def _plane(self) -> np.ndarray:
+    def plane(self) -> np.ndarray:
         """Rows ``a`` and ``e2 = n x a``: 2-D coordinates in the plane perpendicular to ``n``."""
         return np.stack([self.hip_axis, np.cross(self.thigh_axis, self.hip_axis)])
 
@@ -114,12 +116,12 @@ class LegGeometry:
     @property
     def thigh_length(self) -> float:
         """Thigh length in the plane perpendicular to the knee axis."""
-        return float(np.linalg.norm(self._plane @ self.thigh))
+        return float(np.linalg.norm(self.plane @ self.thigh))
 
     @property
     def calf_length(self) -> float:
         """Calf (knee to foot) length in the plane perpendicular to the knee axis."""
-        return float(np.linalg.norm(self._plane @ self.calf))
+        return float(np.linalg.norm(self.plane @ self.calf))
 
 
 def _solve_hip_branch(g: LegGeometry, rel: np.ndarray, branch: float) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +135,7 @@ def _solve_hip_branch(g: LegGeometry, rel: np.ndarray, branch: float) -> tuple[n
     v2 = branch * np.sqrt(np.maximum(rho_sq, 0.0))
     q_hip = wrap_to_pi(np.arctan2(Pn, P2) - np.arctan2(c, v2))
     # two-link problem in the plane perpendicular to n, coordinates along (a, e2)
-    plane = g._plane
+    plane = g.plane
     w = np.stack([rel @ a, v2], axis=-1) - plane @ g.hip_to_thigh
     b, f = plane @ g.thigh, plane @ g.calf
     lb, lf = g.thigh_length, g.calf_length
@@ -172,6 +174,40 @@ def leg_ik(geometry: LegGeometry, foot_pos_in_base: np.ndarray) -> np.ndarray:
     other, other_ok = _solve_hip_branch(g, rel, -preferred)
     out = np.where(first_ok[..., None, None], first, other)
     return np.where((first_ok | other_ok)[..., None, None], out, np.nan)
+
+
+def leg_points(geometry: LegGeometry, angles: np.ndarray) -> np.ndarray:
+    """Thigh-joint origin, knee (calf-joint origin) and foot (3, 3), rows in the base frame.
+
+    Product of exponentials from the zero-angle geometry: with ``R_j`` the
+    rotation by angle ``q_j`` about joint ``j``'s axis,
+    ``thigh = hip_pos + R_hip hip_to_thigh``, ``knee = thigh + R_hip R_thigh thigh_vec``
+    and ``foot = knee + R_hip R_thigh R_calf calf_vec``. ``angles`` is
+    ``(hip, thigh, calf)`` in radians.
+    """
+    g = geometry
+    q = B.vector(angles, 3, "angles")
+    hip, thigh, calf = (so3_exp(axis * angle) for axis, angle in zip((g.hip_axis, g.thigh_axis, g.calf_axis), q))
+    thigh_origin = g.hip_pos + hip @ g.hip_to_thigh
+    knee = thigh_origin + hip @ thigh @ g.thigh
+    return np.stack([thigh_origin, knee, knee + hip @ thigh @ calf @ g.calf])
+
+
+def knee_direction(geometry: LegGeometry, angles: np.ndarray) -> int:
+    """Where the knee points along the base's forward axis ``x``: +1 forward, -1 backward, 0 straight.
+
+    The sign of the ``x`` component of the knee's offset from the line joining
+    the thigh-joint origin and the foot (:func:`leg_points`); 0 when that
+    component is shorter than :data:`STRAIGHT_KNEE_TOL` times ``thigh + calf``
+    (in-plane lengths). Unitree legs at their usual negative calf angles point backward.
+    """
+    thigh_origin, knee, foot = leg_points(geometry, angles)
+    line = foot - thigh_origin
+    rel = knee - thigh_origin
+    offset = rel - (rel @ line) / (line @ line) * line if line @ line > 0 else rel
+    if abs(offset[0]) < STRAIGHT_KNEE_TOL * (geometry.thigh_length + geometry.calf_length):
+        return 0
+    return 1 if offset[0] > 0 else -1
 
 
 def _joint_id(model: pin.Model, name: str, arg: str) -> int:

@@ -7,6 +7,14 @@ analytic leg inverse kinematics of :mod:`models.leg_ik` (one implementation for
 every 3-joint leg, its geometry read from the model). ``Go1()`` and ``Go2()``
 load the example-robot-data URDFs (nothing is downloaded).
 
+Any quadruped with 3-joint legs comes from one line:
+``LeggedRobot.from_urdf(path)`` or ``LeggedRobot.from_robot_data("solo12")``
+find its feet (:mod:`models.quadruped`), order them front-left, front-right,
+hind-left, hind-right (:attr:`LeggedRobot.leg_roles`), and stand it from its
+kinematics: standing height from the leg length
+(:func:`models.quadruped.standing_height`), feet under the hips, knees bent
+the way the URDF suggests (``knees``, see :meth:`LeggedRobot.init_state`).
+
 Joint vectors (``q_joints``, torques ``u``) are in the nominal (pinocchio) joint
 order; for Go1/Go2 the legs FL, FR, RL, RR, each (hip, thigh, calf). The
 wheeled biped (:mod:`models.wheeled_biped`) is a :class:`LeggedRobot` too,
@@ -14,19 +22,34 @@ its legs ending at the wheel centres.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import re
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
+import pinocchio as pin
 
 from lie import _backend as B
 
-from .joint_limits import fix_joint_limits
-from .leg_ik import legs_from_feet, nearest_ik, quadruped_ik
+from .joint_limits import fix_joint_limits, wrap_into_limits
+from .leg_ik import knee_direction, legs_from_feet, nearest_ik, quadruped_ik
 from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
+from . import quadruped
+from .quadruped import LEG_ROLES, NotAQuadrupedError, find_feet, leg_roles, order_feet
 from .robot_data import load_pinocchio_model, urdf_path
 
 #: Foot frames of the Unitree quadrupeds, in the nominal leg order.
 UNITREE_FEET = ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
+#: Knee directions by leg (in :data:`models.quadruped.LEG_ROLES` order) of the named knee postures:
+#: ``backward`` as Unitree robots (and mammals), ``inward`` the "X" of ANYmal and HyQ.
+KNEE_POSTURES = {
+    "backward": ("backward", "backward", "backward", "backward"),
+    "forward": ("forward", "forward", "forward", "forward"),
+    "inward": ("backward", "backward", "forward", "forward"),
+    "outward": ("forward", "forward", "backward", "backward"),
+}
+_KNEE_SIGN = {"forward": 1, "backward": -1}
+_KNEE_NAME = {1: "forward", -1: "backward", 0: "straight"}
 
 
 class LeggedRobot(MultibodyModel):
@@ -50,6 +73,15 @@ class LeggedRobot(MultibodyModel):
     leg_end_height:
         Height of a leg end above the ground when standing (0 for point feet,
         the wheel radius for wheel centres).
+    knees:
+        Which way the knees bend in :meth:`init_state`: ``None`` (from the
+        URDF, see there), a posture of :data:`KNEE_POSTURES` (four legs), or
+        ``"forward"``/``"backward"`` per leg end.
+
+    A robot with four legs whose feet form a front and a hind pair gets
+    :attr:`leg_roles` (``"FL"``, ``"FR"``, ``"HL"``, ``"HR"`` per leg end,
+    :func:`models.quadruped.leg_roles`), through which contact schedules keyed
+    by leg roles find its feet; other robots have ``leg_roles = None``.
     """
 
     def __init__(
@@ -62,6 +94,7 @@ class LeggedRobot(MultibodyModel):
         leg_end_height: float = 0.0,
         name: str = "legged",
         urdf_path: Optional[str] = None,
+        knees: Union[None, str, Sequence[str]] = None,
     ) -> None:
         if not (np.isfinite(mu) and mu > 0):
             raise ValueError(f"mu: expected a positive friction coefficient, got {mu!r}")
@@ -76,6 +109,101 @@ class LeggedRobot(MultibodyModel):
         rows = np.concatenate(self._leg_rows)
         if len(set(rows.tolist())) != len(rows):
             raise ValueError(f"leg_ends: the legs of {list(leg_ends)} share joints")
+        try:
+            self.leg_roles: Optional[tuple[str, ...]] = leg_roles(self.legs)
+        except NotAQuadrupedError:
+            self.leg_roles = None
+        self.knees = self._knee_request(knees)
+
+    def _knee_request(self, knees: Union[None, str, Sequence[str]]) -> Optional[tuple[str, ...]]:
+        """``knees`` as one ``"forward"``/``"backward"`` per leg end, or ``None`` (from the URDF)."""
+        if knees is None:
+            return None
+        if isinstance(knees, str):
+            if knees not in KNEE_POSTURES:
+                raise ValueError(f"knees: expected one of {sorted(KNEE_POSTURES)} or a direction per leg, got {knees!r}")
+            if self.leg_roles is None:
+                raise ValueError(f"knees: the posture {knees!r} needs a quadruped with front and hind legs; give 'forward' or 'backward' per leg end")
+            return tuple(KNEE_POSTURES[knees][LEG_ROLES.index(role)] for role in self.leg_roles)
+        knees = tuple(knees)
+        if len(knees) != len(self.legs) or any(k not in _KNEE_SIGN for k in knees):
+            raise ValueError(f"knees: expected 'forward' or 'backward' for each of the {len(self.legs)} leg ends, got {list(knees)}")
+        return knees
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf(  # type: ignore[override]
+        cls,
+        urdf_path: Union[str, Path],
+        feet: Optional[Sequence[str]] = None,
+        mu: float = 0.3,
+        standing_height: Optional[float] = None,
+        knees: Union[None, str, Sequence[str]] = None,
+        name: Optional[str] = None,
+    ) -> "LeggedRobot":
+        """A quadruped from a URDF file (free-flyer root), standing from its kinematics.
+
+        ``feet``: its four foot frames in any order, or ``None`` to find them
+        (:func:`models.quadruped.find_feet`); either way they become the leg
+        ends and contact points in the order front-left, front-right,
+        hind-left, hind-right. ``standing_height``: base height (m), default
+        :func:`models.quadruped.standing_height`. ``knees``: see the class.
+        ``name``: default the file's stem. Raises
+        :class:`models.quadruped.NotAQuadrupedError` (a ``ValueError``) when
+        the model is not a quadruped with 3-joint legs, ``FileNotFoundError``
+        for a missing file.
+        """
+        model = load_pinocchio_model(urdf_path)
+        feet = find_feet(model) if feet is None else order_feet(model, feet)
+        if standing_height is None:
+            standing_height = quadruped.standing_height(legs_from_feet(model, feet))
+        name = _model_name(name if name is not None else Path(urdf_path).stem)
+        return cls(model, feet, mu=mu, standing_height=standing_height, name=name, urdf_path=str(urdf_path), knees=knees)
+
+    @classmethod
+    def from_robot_data(cls, robot: str, feet: Optional[Sequence[str]] = None, **kwargs: Any) -> "LeggedRobot":
+        """:meth:`from_urdf` on an example-robot-data robot by name (:func:`models.robot_data.urdf_path`),
+        e.g. ``"solo12"``, ``"anymal"`` (ANYmal B), ``"hyq"``, ``"a1"``; named after it."""
+        kwargs.setdefault("name", robot)
+        return cls.from_urdf(urdf_path(robot), feet, **kwargs)
+
+    # ------------------------------------------------------------ description
+    @property
+    def mass(self) -> float:
+        """Total mass (kg)."""
+        return float(pin.computeTotalMass(self.pin_model))
+
+    @property
+    def leg_length(self) -> float:
+        """Mean thigh + calf length (m, in the legs' planes): the length gaits are scaled by."""
+        return float(np.mean([leg.thigh_length + leg.calf_length for leg in self.legs]))
+
+    def knee_directions(self, x: Any) -> tuple[str, ...]:
+        """Per leg end, ``"forward"``, ``"backward"`` or ``"straight"`` at configuration (or state) ``x``
+        (:func:`models.leg_ik.knee_direction`)."""
+        joints = self._config_or_state(x)[BASE_NQ : self.nq]
+        return tuple(_KNEE_NAME[knee_direction(leg, joints[rows])] for leg, rows in zip(self.legs, self._leg_rows))
+
+    def knee_posture(self) -> str:
+        """The knees in :meth:`init_state`: a name of :data:`KNEE_POSTURES` when one matches, else the directions per leg end."""
+        knees = self.knee_directions(self.init_state())
+        for name, directions in KNEE_POSTURES.items():
+            if self.leg_roles is not None and knees == tuple(directions[LEG_ROLES.index(role)] for role in self.leg_roles):
+                return name
+        return ", ".join(knees)
+
+    def describe(self) -> str:
+        """A few lines for a terminal: mass, leg length, feet (with roles), standing height and knees, limits."""
+        roles = self.leg_roles or tuple(str(i) for i in range(len(self.leg_ends)))
+        torque = self.torque_limits()
+        return "\n".join(
+            [
+                f"{self.name}: {self.mass:.2f} kg, {len(self.legs)} legs of {self.leg_length:.3f} m (thigh + calf), {self.nu} joints",
+                "  feet      " + ", ".join(f"{role} {foot}" for role, foot in zip(roles, self.leg_ends)),
+                f"  standing  base {self.standing_height:.3f} m high, knees {self.knee_posture()}",
+                f"  limits    torque {torque.min():g}..{torque.max():g} Nm, mu {self.mu:g}",
+            ]
+        )
 
     # ------------------------------------------------------------------ limits
     def fix_joint_limits(self, x: Any, suppress_error: bool = False) -> np.ndarray:
@@ -121,7 +249,10 @@ class LeggedRobot(MultibodyModel):
         ``obey_limits``).
         """
         q = self._config_or_state(x)[: self.nq]
-        sols = self.inverse_kinematics(q, leg_end_locs)
+        return self._nearest(q, self.inverse_kinematics(q, leg_end_locs), obey_limits)
+
+    def _nearest(self, q: np.ndarray, sols: np.ndarray, obey_limits: bool = True) -> np.ndarray:
+        """:func:`models.leg_ik.nearest_ik` of the leg rows of ``sols`` (nu x 2) from the joints of ``q``."""
         rows = np.concatenate(self._leg_rows)
         joints = q[BASE_NQ:].copy()
         joints[rows] = nearest_ik(joints[rows], sols[rows], obey_limits=obey_limits, limits=(self.joint_lower[rows], self.joint_upper[rows]))
@@ -135,12 +266,40 @@ class LeggedRobot(MultibodyModel):
 
     def init_state(self) -> np.ndarray:
         """Standing at rest: base level at :attr:`standing_height`, leg ends under the hips,
-        :attr:`leg_end_height` above the ground (``z = 0``)."""
+        :attr:`leg_end_height` above the ground (``z = 0``).
+
+        Each leg takes the IK solution (:meth:`inverse_kinematics`) whose knee
+        points the way :attr:`knees` asks (:func:`models.leg_ik.knee_direction`).
+        Without ``knees``, the URDF decides, per leg: the only solution within
+        the joint limits when one is outside them (Unitree, HyQ); else the
+        direction in which the knee is bent at zero angles (ANYmal's shanks);
+        else, for a straight zero pose and wide limits (Solo12), backward.
+        """
         x = np.zeros(self.nx)
         x[2], x[3] = self.standing_height, 1.0
         ends = self.leg_ends_under_hips(self.standing_height - self.leg_end_height) + x[BASE_POS]
-        x[BASE_NQ : self.nq] = self.nearest_ik(x, ends)
+        sols = self.inverse_kinematics(x, ends)
+        for i, (leg, rows) in enumerate(zip(self.legs, self._leg_rows)):
+            within = [j for j in (0, 1) if not np.isnan(wrap_into_limits(sols[rows, j], self.joint_lower[rows], self.joint_upper[rows])).any()]
+            if self.knees is not None:
+                wanted = _KNEE_SIGN[self.knees[i]]
+            elif len(within) == 2:
+                wanted = knee_direction(leg, np.zeros(3)) or _KNEE_SIGN["backward"]
+            else:
+                continue  # the joint limits (or reach) decide
+            keep = [j for j in (0, 1) if not np.isnan(sols[rows, j]).any() and knee_direction(leg, sols[rows, j]) != -wanted]
+            if self.knees is not None and not set(keep) & set(within):
+                raise ValueError(f"knees: leg {self.leg_ends[i]!r} cannot stand with its knee {self.knees[i]} within its joint limits")
+            for j in set((0, 1)) - set(keep):
+                sols[rows, j] = np.nan
+        x[BASE_NQ : self.nq] = self._nearest(x[: self.nq], sols)
         return x
+
+
+def _model_name(text: str) -> str:
+    """``text`` as a model name (letters, digits and single underscores, starting with a letter)."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+    return name if name[:1].isalpha() else f"robot_{name}"
 
 
 class Go1(LeggedRobot):

@@ -2,7 +2,9 @@
 
 The ``example-robot-data`` wheel installs its robots under its cmeel prefix,
 ``<site-packages>/cmeel.prefix/share/example-robot-data/robots/``; nothing here
-downloads anything. :func:`urdf_path` maps a short robot name to a file there,
+downloads anything. :func:`urdf_path` maps a short robot name to a file there
+(:data:`KNOWN_ROBOTS`, or the name :func:`installed_urdfs` gives any other
+URDF of the installed wheel),
 :func:`load_pinocchio_model` builds a ``pinocchio.Model`` (with a free-flyer root
 for floating-base robots), :func:`read_urdf_limits` collects the per-joint
 position, velocity and effort limits pinocchio parsed, and
@@ -31,6 +33,7 @@ KNOWN_ROBOTS: dict[str, str] = {
     "b1": "b1_description/urdf/b1.urdf",
     "laikago": "laikago_description/urdf/laikago.urdf",
     "solo12": "solo_description/robots/solo12.urdf",
+    "anymal": "anymal_b_simple_description/robots/anymal.urdf",  # ANYmal B, the one crocoddyl's examples use
     "anymal_b": "anymal_b_simple_description/robots/anymal.urdf",
     "anymal_c": "anymal_c_simple_description/urdf/anymal.urdf",
     "hyq": "hyq_description/robots/hyq_no_sensors.urdf",
@@ -61,18 +64,43 @@ def robot_data_dir() -> Path:
     )
 
 
-def urdf_path(name: str) -> Path:
-    """Path of the URDF of a known robot (see :data:`KNOWN_ROBOTS`), e.g. ``"go1"``.
+def installed_urdfs() -> dict[str, Path]:
+    """Every URDF file of the installed example-robot-data, by robot name, sorted by name.
 
-    Raises ``ValueError`` for an unknown name (listing the known ones) and
-    ``FileNotFoundError`` when the installed example-robot-data lacks the file.
+    Files of :data:`KNOWN_ROBOTS` appear under their short names (a file may
+    have several, e.g. ``anymal`` and ``anymal_b``); every other file under its
+    stem (``anymal-kinova``, ``b1-z1``), or its path relative to the robots
+    folder without ``.urdf`` when another file has the same stem.
     """
-    if name not in KNOWN_ROBOTS:
-        raise ValueError(f"name: unknown robot {name!r}; known robots: {', '.join(sorted(KNOWN_ROBOTS))}")
-    path = robot_data_dir() / KNOWN_ROBOTS[name]
-    if not path.is_file():
-        raise FileNotFoundError(f"URDF of robot {name!r} not found at {path}")
-    return path
+    root = robot_data_dir()
+    files = sorted(path.relative_to(root) for path in root.rglob("*.urdf"))
+    known = {Path(rel): name for name, rel in KNOWN_ROBOTS.items()}
+    others = [rel for rel in files if rel not in known]
+    stems = [rel.stem for rel in others]
+    names = {name: root / rel for name, rel in KNOWN_ROBOTS.items() if (root / rel).is_file()}
+    for rel, stem in zip(others, stems):
+        unique = stems.count(stem) == 1 and stem not in names
+        names[stem if unique else rel.with_suffix("").as_posix()] = root / rel
+    return dict(sorted(names.items()))
+
+
+def urdf_path(name: str) -> Path:
+    """Path of the URDF of a robot in example-robot-data by name, e.g. ``"go1"``.
+
+    ``name`` is a key of :data:`KNOWN_ROBOTS` or a name from
+    :func:`installed_urdfs`. Raises ``ValueError`` for an unknown name (listing
+    the known ones) and ``FileNotFoundError`` when the installed
+    example-robot-data lacks the file.
+    """
+    if name in KNOWN_ROBOTS:
+        path = robot_data_dir() / KNOWN_ROBOTS[name]
+        if not path.is_file():
+            raise FileNotFoundError(f"URDF of robot {name!r} not found at {path}")
+        return path
+    installed = installed_urdfs()
+    if name not in installed:
+        raise ValueError(f"name: unknown robot {name!r}; known robots: {', '.join(sorted(KNOWN_ROBOTS))} (and the other URDFs of example-robot-data by file name, see installed_urdfs)")
+    return installed[name]
 
 
 def load_pinocchio_model(urdf: str | Path, floating: bool = True) -> pin.Model:

@@ -60,12 +60,17 @@ def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float
     The push-off runs at the torque limits, so the controls' rate is penalized
     (``control_rate``; see :class:`trajopt.legged.LeggedProblem`). IPOPT keeps
     its monotone barrier update here (40 iterations; adaptive took 59)."""
+    return _jump(Go1(mu=mu), length, apex, dt, knots, formulation, friction, control_rate, "go1-jump")
+
+
+def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: float, problem_name: str) -> LeggedProblem:
+    """A forward jump (:func:`go1_jump`) of ``robot``; IPOPT's monotone barrier update."""
     if len(knots) != 3:
         raise ValueError(f"knots: expected 3 knot counts (crouch, flight, landing), got {tuple(knots)}")
     crouch, flight, landing = knots
     schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
     weights = LeggedWeights(control_rate=control_rate)
-    problem = LeggedProblem(Go1(mu=mu), schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name="go1-jump")
+    problem = LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
     problem.ipopt_options = {**problem.ipopt_options, "mu_strategy": "monotone"}
     return problem
 

@@ -19,8 +19,8 @@ def test_trot_schedule_matches_crocoddyl_timing():
     assert np.array_equal(fl, rr) and np.array_equal(fr, rl)  # diagonal pairs
     assert s.swings(1) == [(2, 14)] and s.swings(0) == [(17, 29)]  # 2 support, 13 swing, 2 support, 13 swing
     assert s.stance[[0, 1, 15, 16, 30]].all()
-    text = s.diagram()
-    assert "FL_foot |#################.............#|" in text
+    assert "FL |#################.............#|" in s.diagram()  # keyed by leg roles
+    assert "FL_foot |#################.............#|" in problems.get("go1-trot").schedule.diagram()  # bound to Go1's feet
 
 
 @pytest.mark.parametrize("name", ["pace", "bound", "pronk", "stand"])

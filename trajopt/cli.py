@@ -2,7 +2,9 @@
 
 ``trajopt solve`` builds a registered problem (:mod:`problems`) with the
 factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
-(converted to the type of the factory's default), solves it with IPOPT
+(converted to the type of the factory's default) and, for the quadruped gait
+templates (:mod:`problems.quadrupeds`), the robot as ``--robot NAME`` or
+``--urdf PATH [--feet A,B,C,D]``, solves it with IPOPT
 (:func:`trajopt.solve`, IPOPT's iteration log at ``--print-level`` 5 unless
 ``--quiet``), prints :func:`trajopt.report.solution_report`, and writes the
 requested files: the solution (``--save``, reloadable with ``--warm-start``),
@@ -12,7 +14,9 @@ and an animation (``--animate``, :func:`~trajopt.plotting.solution.animate_solut
 Exit codes: 0 when IPOPT succeeds; 1 when it fails (the last iterate is still
 saved, plotted and animated as asked); 2 for a usage error (unknown problem or
 parameter, bad value, missing warm-start file, an output file that exists
-without ``--overwrite``), reported on one line of stderr before any solving.
+without ``--overwrite``, a URDF that is not a quadruped), reported on one line
+of stderr before any solving. ``trajopt list --robots`` lists the quadrupeds
+of the installed example-robot-data.
 
 This module is the top of the import chain: nothing in :mod:`trajopt` imports it.
 """
@@ -31,6 +35,10 @@ import matplotlib
 
 import problems
 
+from models import LeggedRobot
+from models.quadruped import LEG_ROLES, installed_quadrupeds
+from models.robot_data import robot_data_dir
+
 from . import __version__
 from .legged import LeggedProblem
 from .legged.replay import replay
@@ -45,6 +53,8 @@ from .transcription import TRANSCRIPTIONS, get_transcription
 EXAMPLES = """\
 examples:
   trajopt solve go1-trot --plot trot.png --animate trot.gif
+  trajopt solve trot --robot solo12 --plot solo.png
+  trajopt solve jump --urdf my_robot.urdf --feet lf_foot,rf_foot,lh_foot,rh_foot
   trajopt solve pendulum --N 21 --save pendulum.npz
   trajopt solve pendulum --N 81 --warm-start pendulum.npz --quiet
   trajopt solve quadrotor --param u_max=3 --transcription trapezoidal
@@ -66,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     listing = sub.add_parser("list", help="list the registered problems", description="List the registered problems with a one-line description.")
     listing.add_argument("--params", action="store_true", help="also show each factory's parameters and defaults")
+    listing.add_argument("--robots", action="store_true", help="list the quadrupeds of the installed example-robot-data instead (for --robot)")
 
     run = sub.add_parser(
         "solve",
@@ -82,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable; lists as 15,10,15 (see `trajopt list --params`)"
     )
     group.add_argument("--transcription", "-t", metavar="T", help=f"{', '.join(TRANSCRIPTIONS)} or multiple_shooting_<integrator> (default: the problem's)")
+    add_robot_options(group)
     group = run.add_argument_group("solver")
     group.add_argument("--warm-start", metavar="FILE", help="start from a solution saved with --save (re-sampled if its N differs)")
     group.add_argument("--max-iter", type=int, metavar="K", help="IPOPT iteration limit (default 1000)")
@@ -166,6 +178,12 @@ def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice")
         params[key] = convert(text, accepted[key].default, key)
+    for key, value in robot_parameters(args).items():
+        if key not in accepted:
+            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
+        if key in params:
+            raise UsageError(f"parameter {key!r} is given twice")
+        params[key] = value
     return params
 
 
@@ -227,7 +245,10 @@ def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) 
 
 
 def list_command(args: argparse.Namespace) -> int:
-    """Print the registered problems, one per line with its description (and parameters with ``--params``)."""
+    """Print the registered problems, one per line with its description (and parameters with ``--params``);
+    with ``--robots``, the quadrupeds instead (:func:`list_robots`)."""
+    if args.robots:
+        return list_robots()
     names = problems.names()
     width = max(len(n) for n in names)
     for name in names:
@@ -251,9 +272,10 @@ def solve_command(args: argparse.Namespace) -> int:
             raise UsageError(str(err)) from None
     warm = load_warm_start(args.warm_start, args.name, params, problem) if args.warm_start else None
     check_outputs(args, problem)
-    if warm is not None and warm.problem_name != args.name:
+    if warm is not None and warm.problem_name != problem.name:
         print(f"note: warm start from a solution of {warm.problem_name!r}")
     options = {"max_iter": args.max_iter} if args.max_iter is not None else None
+    print_robot(args, problem)
     print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
     try:
         solution = solve(problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level, compile=args.compile, solver=args.solver)
@@ -278,6 +300,62 @@ def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
     if args.animate:
         animate_solution(solution, args.animate, fps=args.fps, overwrite=args.overwrite)
         print(f"wrote {args.animate}")
+
+
+# ------------------------------------------------------------------ robots
+
+def robot_templates() -> list[str]:
+    """The registered problems that take a quadruped as ``--robot``/``--urdf`` (a factory parameter ``robot``)."""
+    return [name for name in problems.names() if "robot" in _parameters(problems.factory(name))]
+
+
+def add_robot_options(group: argparse._ArgumentGroup) -> None:
+    """``--robot``, ``--urdf`` and ``--feet`` (the quadruped gait templates' robot)."""
+    group.add_argument("--robot", metavar="NAME", help=f"quadruped from example-robot-data for {', '.join(robot_templates())} (see `trajopt list --robots`; default go1)")
+    group.add_argument("--urdf", metavar="PATH", help="quadruped from a URDF file instead of --robot")
+    group.add_argument("--feet", metavar="A,B,C,D", help="its four foot frames, any order (default: found in the URDF)")
+
+
+def robot_parameters(args: argparse.Namespace) -> Dict[str, Any]:
+    """The factory parameters ``robot``, ``urdf`` (made absolute, so that a saved solution's recipe
+    finds it from anywhere) and ``feet`` (a list) given as options."""
+    params: Dict[str, Any] = {}
+    if args.robot is not None and args.urdf is not None:
+        raise UsageError("--robot/--urdf: give a robot name or a URDF file, not both")
+    if args.robot is not None:
+        params["robot"] = args.robot
+    if args.urdf is not None:
+        if not Path(args.urdf).is_file():
+            raise UsageError(f"--urdf: no such file {args.urdf!r}")
+        params["urdf"] = str(Path(args.urdf).resolve())
+    if args.feet is not None:
+        feet = [name.strip() for name in args.feet.split(",")]
+        if len(feet) != len(LEG_ROLES) or not all(feet):
+            raise UsageError(f"--feet: expected four comma-separated frame names, got {args.feet!r}")
+        params["feet"] = feet
+    return params
+
+
+def print_robot(args: argparse.Namespace, problem: Any) -> None:
+    """For a gait template, the robot it runs on: feet by role, standing height, knees, limits."""
+    if args.name in robot_templates() and isinstance(problem, LeggedProblem) and isinstance(problem.robot, LeggedRobot):
+        print(problem.robot.describe(), flush=True)
+
+
+def list_robots() -> int:
+    """Print the quadrupeds of the installed example-robot-data: names, mass, leg length, stance, feet by role, file."""
+    found = installed_quadrupeds()
+    rows = []
+    for quad in found:
+        robot = LeggedRobot.from_urdf(quad.urdf, quad.feet)
+        cells = (", ".join(quad.names), f"{robot.mass:.1f}", f"{robot.leg_length:.3f}", f"{robot.standing_height:.3f}", robot.knee_posture(), ", ".join(quad.feet))
+        rows.append((*cells, quad.urdf.relative_to(robot_data_dir()).as_posix()))
+    header = ("name", "kg", "leg m", "stand m", "knees", "feet (" + ", ".join(LEG_ROLES) + ")", "urdf (in example-robot-data)")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print(f"{len(rows)} quadrupeds; solve one with `trajopt solve trot --robot NAME`")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,14 +2,14 @@
 from .kinodynamic import KinodynamicProblem
 from .footholds import foothold_table, nominal_foot_paths, swing_apex_knots
 from .ocp import LeggedProblem, LeggedWeights
-from .schedule import QUADRUPED_FEET, ContactSchedule, gait, jump, periodic_schedule
+from .schedule import LEG_ROLES, ContactSchedule, gait, jump, periodic_schedule
 
 __all__ = [
     "ContactSchedule",
     "KinodynamicProblem",
+    "LEG_ROLES",
     "LeggedProblem",
     "LeggedWeights",
-    "QUADRUPED_FEET",
     "foothold_table",
     "gait",
     "jump",

@@ -98,6 +98,7 @@ class KinodynamicProblem(Problem):
     ) -> None:
         self.full_problem = LeggedProblem(robot, schedule, x0, displacement, swing_apex, friction=friction, weights=weights, name=f"{name}-full")
         full = self.full_problem
+        schedule = full.schedule  # keyed by the robot's feet (ContactSchedule.for_robot)
         self.floating_base = FloatingBaseModel(robot, point_contacts=schedule.foot_names, formulation=formulation)
         self.robot, self.schedule, self.friction, self.formulation, self.weights = robot, schedule, friction, formulation, full.weights
         fb_x0, self.initial_joint_velocities = self.floating_base.from_multibody(full.x0)

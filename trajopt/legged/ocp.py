@@ -102,7 +102,8 @@ class LeggedProblem(Problem):
         A floating-base :class:`models.MultibodyModel` whose kinematics bodies
         are the feet, with a friction coefficient ``mu`` (e.g. :class:`models.Go1`).
     schedule:
-        Which feet are in stance at each knot (its ``dt`` and length set ``N`` and ``tf``).
+        Which feet are in stance at each knot (its ``dt`` and length set ``N`` and ``tf``),
+        keyed by leg roles or by the robot's feet (:meth:`ContactSchedule.for_robot`).
     x0:
         Initial state (default ``robot.init_state()``), fixed.
     displacement:
@@ -141,6 +142,7 @@ class LeggedProblem(Problem):
             schedule.check_length(N)
         if not getattr(robot, "is_floating", False):
             raise ValueError("robot: expected a floating-base multibody model")
+        schedule = schedule.for_robot(robot)  # leg roles (FL, FR, HL, HR) -> the robot's feet
         if len(schedule.foot_names) != robot.nc:
             raise ValueError(f"schedule: has {len(schedule.foot_names)} feet but the robot has {robot.nc} kinematics bodies")
         unknown = [f for f in schedule.foot_names if not robot.pin_model.existFrame(f)]

@@ -11,16 +11,22 @@ foot: foot ``i`` is in stance at time ``t`` iff ``frac(t / T - o_i) < beta``.
 With ``T = 0.6`` s, ``dt = 0.02`` s and ``beta = 17/30`` the trot has 2 support
 knots, 13 knots with one diagonal pair swinging, 2 support knots, 13 knots with
 the other pair swinging (crocoddyl's Go1 trot), plus the closing knot.
+
+The gait templates (:func:`gait`, :func:`jump`) key their columns by leg role,
+``FL``, ``FR``, ``HL``, ``HR`` (front-left, front-right, hind-left,
+hind-right: :data:`models.quadruped.LEG_ROLES`), so they fit every quadruped;
+:meth:`ContactSchedule.for_robot` renames and reorders the columns to a
+robot's feet through its :attr:`models.LeggedRobot.leg_roles` (the legged
+problems call it). A schedule may also be keyed by the robot's foot frames.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-#: Feet of a quadruped in the nominal (pinocchio) leg order.
-QUADRUPED_FEET = ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
+from models.quadruped import LEG_ROLES
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,32 @@ class ContactSchedule:
             k -= 1
         return k
 
+    def for_robot(self, robot: Any) -> "ContactSchedule":
+        """This schedule with its columns named and ordered as ``robot.kinematics_bodies``.
+
+        Each column key is a contact frame of the robot or a leg role of its
+        :attr:`~models.LeggedRobot.leg_roles` (contact ``i`` is leg end ``i``'s
+        when the robot has one contact per leg). The schedule comes back
+        unchanged when its keys are not a permutation of the robot's contacts
+        (the caller reports the mismatch); ``ValueError`` when it is keyed by
+        leg roles and the robot has none.
+        """
+        bodies = tuple(robot.kinematics_bodies)
+        if self.foot_names == bodies:
+            return self
+        roles = getattr(robot, "leg_roles", None)
+        by_key = {body: i for i, body in enumerate(bodies)}
+        if roles is not None and len(roles) == len(bodies):
+            by_key.update({role: i for i, role in enumerate(roles)})
+        elif set(self.foot_names) <= set(LEG_ROLES) and not set(self.foot_names) & set(bodies):
+            raise ValueError(f"schedule: keyed by leg roles {list(self.foot_names)} but the robot has no leg roles (not a quadruped); key it by its contacts {list(bodies)}")
+        columns = [by_key.get(key) for key in self.foot_names]
+        if None in columns or sorted(columns) != list(range(len(bodies))):
+            return self
+        stance = np.empty_like(self.stance)
+        stance[:, columns] = self.stance
+        return ContactSchedule(bodies, stance, self.dt, self.name)
+
     def diagram(self) -> str:
         """A text gait diagram: one row per foot, ``#`` stance, ``.`` swing."""
         width = max(len(n) for n in self.foot_names)
@@ -125,7 +157,7 @@ def periodic_schedule(
     return ContactSchedule(tuple(foot_names), stance, dt, name)
 
 
-#: Phase offsets of the quadruped gaits, feet in QUADRUPED_FEET order (FL, FR, RL, RR).
+#: Phase offsets of the quadruped gaits, legs in LEG_ROLES order (FL, FR, HL, HR).
 GAIT_OFFSETS = {
     "trot": (0.0, 0.5, 0.5, 0.0),  # diagonal pairs FL+RR and FR+RL alternate
     "pace": (0.0, 0.5, 0.0, 0.5),  # lateral pairs FL+RL and FR+RR alternate
@@ -140,10 +172,12 @@ def gait(
     period: float = 0.6,
     duty_factor: float | None = None,
     cycles: int = 1,
-    foot_names: Sequence[str] = QUADRUPED_FEET,
+    foot_names: Sequence[str] = LEG_ROLES,
 ) -> ContactSchedule:
     """A quadruped gait template: ``trot``, ``pace``, ``bound``, ``pronk`` or ``stand``.
 
+    Columns are ``foot_names``: the leg roles by default (FL, FR, HL, HR; the
+    phase offsets are in that order), or any four names in that order.
     Default duty factors: 17/30 for trot/pace/bound (two support knots between
     the swings of the default 30-interval period), 0.5 for pronk (half the
     period in flight), 1 for stand. See :func:`jump` for the jump.
@@ -156,8 +190,8 @@ def gait(
     return periodic_schedule(foot_names, offsets, beta, period, dt, cycles, name)
 
 
-def jump(dt: float = 0.02, crouch_knots: int = 15, flight_knots: int = 10, landing_knots: int = 15, foot_names: Sequence[str] = QUADRUPED_FEET) -> ContactSchedule:
-    """Jump: all feet in stance while crouching and pushing off, all in the air, all landing."""
+def jump(dt: float = 0.02, crouch_knots: int = 15, flight_knots: int = 10, landing_knots: int = 15, foot_names: Sequence[str] = LEG_ROLES) -> ContactSchedule:
+    """Jump: all feet in stance while crouching and pushing off, all in the air, all landing (columns ``foot_names``)."""
     for arg, n in (("crouch_knots", crouch_knots), ("flight_knots", flight_knots), ("landing_knots", landing_knots)):
         if n < 1:
             raise ValueError(f"{arg}: expected at least 1, got {n}")
