@@ -118,7 +118,7 @@ def terminal_cost_on_the_held_control() -> Problem:
 @pytest.mark.parametrize(
     "problem, transcription, message",
     [
-        (lambda: problems.get("cartpole"), "hermite_simpson", r"transcription: 'hermite_simpson' is implicit .* use 'multiple_shooting'"),
+        (lambda: problems.get("cartpole"), "hermite_simpson", r"transcription: 'hermite_simpson' is implicit .* use multiple shooting"),
         (lambda: problems.get("cartpole"), "trapezoidal", r"transcription: 'trapezoidal' is implicit"),
         (lambda: problems.get("quadrotor"), "multiple_shooting", r"problem: the state of Quadrotor holds unit quaternions"),
         (free_time_pendulum, "multiple_shooting", r"problem: a free final time"),
@@ -133,5 +133,5 @@ def test_problems_fatrop_cannot_take_raise_a_clear_error(problem, transcription:
 
 
 def test_unknown_solver_is_refused() -> None:
-    with pytest.raises(ValueError, match="solver: expected 'ipopt' or 'fatrop', got 'snopt'"):
+    with pytest.raises(ValueError, match="solver: expected one of ipopt, fatrop, sqp, got 'snopt'"):
         solve(problems.get("pendulum"), solver="snopt")

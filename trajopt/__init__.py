@@ -17,7 +17,10 @@ from .nlp import NLP
 from .problem import FreeTime, Problem
 from .solution import Solution
 from .fatrop_solver import FatropSolver
-from .solver import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS, IpoptSolver, solve
+from .ipopt_solver import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS, IpoptSolver
+from .nlp_solver import NlpSolver
+from .solver import SOLVERS, solve
+from .sqp_solver import SqpSolver
 from .transcription import HermiteSimpson, MultipleShooting, Transcription, Trapezoidal, get_transcription
 
 __all__ = [
@@ -38,13 +41,16 @@ __all__ = [
     "IpoptSolver",
     "MultipleShooting",
     "NLP",
+    "NlpSolver",
     "Problem",
     "QuadraticCost",
     "QuadraticTerminalCost",
     "RK3",
     "RK4",
     "RunningCost",
+    "SOLVERS",
     "Solution",
+    "SqpSolver",
     "TerminalCost",
     "Transcription",
     "Trapezoidal",

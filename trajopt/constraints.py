@@ -88,7 +88,7 @@ class Constraint:
         np_ = 0 if self.raw_params is None else np.shape(self.raw_params)[-1]
         cached = self._functions.get(model)
         if cached is None or cached[0] is not self.fn or cached[1] != np_:
-            cached = self._functions[model] = (self.fn, np_, knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name))
+            cached = self._functions[model] = (self.fn, np_, knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name, kind=model.symbol_type))
         return cached[2]
 
     def resolve(self, model: Any, N: int) -> ResolvedConstraint:

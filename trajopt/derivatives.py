@@ -316,7 +316,7 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[
             pieces["g"].append(_Piece(function(f"{name}_g", [v, q], [c]), [V, term.params], [value_targets["c"]]))
             fn = function(f"{name}_jac", [v, q], [c, ca.vertcat(*J.nonzeros())])
             pieces["jac"].append(_Piece(fn, [V, term.params], [value_targets["c"], (term.rows[:, jr], cols_w[:, jc])]))
-        has_cost = not ca.is_equal(l, 0)
+        has_cost = not l.is_zero()
         if has_cost:
             gl = ca.gradient(l, v)
             r = np.array(gl.sparsity().get_triplet()[0], dtype=int)

@@ -27,14 +27,16 @@ def _arity(fn: KnotFunctionLike, name: str) -> int:
     return len(params)
 
 
-def knot_function(fn: KnotFunctionLike, nx: int, nu: int, param_dim: int, name: str, scalar: bool = False) -> ca.Function:
+def knot_function(fn: KnotFunctionLike, nx: int, nu: int, param_dim: int, name: str, scalar: bool = False, kind: type = ca.SX) -> ca.Function:
     """Normalize ``fn`` to a ``casadi.Function`` ``g(x, u, p) -> (k, 1)``.
 
     ``fn`` takes ``(x)``, ``(x, u)`` or ``(x, u, p)`` (column vectors of sizes
     ``nx``, ``nu``, ``param_dim``); a ``casadi.Function`` must have exactly those
     input sizes and one output, and an MX function is expanded to SX. A Python
-    callable is called once with SX symbols. Raises ``ValueError`` naming ``name`` on a
-    mismatch, or when ``scalar`` and the output is not 1 x 1.
+    callable is called once with symbols of ``kind`` (SX; MX for models whose
+    dynamics keep call nodes with custom Jacobians, :attr:`models.Model.symbol_type`).
+    Raises ``ValueError`` naming ``name`` on a mismatch, or when ``scalar`` and
+    the output is not 1 x 1.
     """
     n_args = _arity(fn, name)
     if n_args not in (1, 2, 3):
@@ -50,16 +52,16 @@ def knot_function(fn: KnotFunctionLike, nx: int, nu: int, param_dim: int, name: 
                 raise ValueError(f"{name}: input {i} ({arg}) expected shape ({want}, 1), got {got}")
         if fn.n_out() != 1:
             raise ValueError(f"{name}: expected one output, got {fn.n_out()}")
-    if isinstance(fn, ca.Function) and not fn.is_a("SXFunction"):
+    if isinstance(fn, ca.Function) and not fn.is_a("SXFunction") and kind is ca.SX:
         try:  # stage functions are SX (the NLP maps them and differentiates them stage-wise)
             fn = fn.expand()
         except RuntimeError as err:
             raise ValueError(f"{name}: the casadi.Function cannot be expanded to SX: {err}") from None
-    x, u, p = ca.SX.sym("x", nx), ca.SX.sym("u", nu), ca.SX.sym("p", param_dim)
+    x, u, p = kind.sym("x", nx), kind.sym("u", nu), kind.sym("p", param_dim)
     out = fn(*[x, u, p][:n_args])
     out = out[0] if isinstance(out, (list, tuple)) else out
-    if not isinstance(out, (ca.SX, ca.DM)):
-        out = ca.SX(np.asarray(out, dtype=float)) if np.ndim(out) else ca.SX(float(out))
+    if not isinstance(out, (kind, ca.DM)):
+        out = kind(np.asarray(out, dtype=float)) if np.ndim(out) else kind(float(out))
     if out.shape[1] != 1 and out.shape[0] == 1:
         out = out.T
     if out.shape[1] != 1:

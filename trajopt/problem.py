@@ -66,6 +66,9 @@ class Problem:
     default_transcription: str = "hermite_simpson"
     #: IPOPT options this kind of problem solves best with (a solve's own ``options`` override them).
     ipopt_options: Dict[str, Any] = {}
+    #: Backend and settings :func:`trajopt.solve` uses for this problem unless its call says
+    #: otherwise: any of ``solver``, ``compile``, ``hessian``, ``chart`` (see :mod:`trajopt.solver`).
+    solve_defaults: Dict[str, Any] = {}
     #: How to build this problem again: ``{"name": registry name, "params": factory keyword
     #: arguments}`` when :func:`problems.get` built it (``None`` otherwise). A :class:`Solution`
     #: saves it, so that :func:`problems.load_solution` can rebuild the problem from a file.

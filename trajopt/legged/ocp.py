@@ -67,14 +67,21 @@ from .footholds import nominal_foot_paths, swing_apex_knots
 from .schedule import ContactSchedule
 
 FRICTION_MODELS = ("pyramid", "cone")
+#: Default transcription of ``formulation="contact"``: explicit steps (gaps for Riccati solvers)
+#: and costs at the knots (Gauss-Newton Hessians without second derivatives of the dynamics).
+CONTACT_TRANSCRIPTION = "multiple_shooting_knot_cost"
 GRAVITY = 9.81
 
 
 def check_formulation_transcription(formulation: str, transcription: str) -> None:
-    """Raise ``ValueError`` for multiple shooting with the ``"inverse"`` formulation: a
-    held acceleration cannot satisfy the inverse-dynamics residual at both knots."""
-    if formulation == "inverse" and transcription == "multiple_shooting":
+    """Raise ``ValueError`` for multiple shooting with the ``"inverse"`` formulation (a held
+    acceleration cannot satisfy the inverse-dynamics residual at both knots) and for
+    collocation with ``"contact"`` (its stance mask holds over a whole interval)."""
+    shooting = transcription.startswith("multiple_shooting")
+    if formulation == "inverse" and shooting:
         raise ValueError("transcription: multiple shooting cannot impose the 'inverse' formulation's residual; use 'trapezoidal', 'hermite_simpson' or formulation='forward'")
+    if formulation == "contact" and not shooting:
+        raise ValueError(f"transcription: the 'contact' formulation holds knot k's stance over the interval that starts there, which {transcription!r} cannot express; use multiple shooting")
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,9 @@ class LeggedProblem(Problem):
         self.contact_model = ContactDynamics(robot, formulation)
         x0 = robot.init_state() if x0 is None else np.asarray(x0, dtype=float)
         super().__init__(self.contact_model, schedule.N, schedule.duration, x0, name=name)
+        if formulation == "contact":
+            self.default_transcription = CONTACT_TRANSCRIPTION
+            self.dynamics_params = schedule.stance.astype(float)
         self.displacement = B.vector(displacement, 3, "displacement")
         self.swing_apex = float(swing_apex)
         self.weights = weights or LeggedWeights()
@@ -173,6 +183,29 @@ class LeggedProblem(Problem):
 
     def check_transcription(self, name: str) -> None:
         check_formulation_transcription(self.formulation, name)
+
+    def contact_forces(self, states: Any, controls: Any, knots: Any = None) -> np.ndarray:
+        """WORLD-frame contact forces (K, nc, 3) at ``knots`` (default all) of a trajectory.
+
+        ``states`` (K, nx) and ``controls`` (K, nu) are the knots' values (e.g.
+        ``solution.states``, ``solution.controls``). The forces are in the
+        controls, or with ``formulation="contact"`` the KKT contact dynamics'
+        ``f(x_k, u_k)`` under knot ``k``'s stance (zero for swing feet).
+        """
+        X, W = np.atleast_2d(np.asarray(states, dtype=float)), np.atleast_2d(np.asarray(controls, dtype=float))
+        knots = np.arange(self.N) if knots is None else np.asarray(knots, dtype=int)
+        if X.shape != (len(knots), self.nx) or W.shape != (len(knots), self.nu):
+            raise ValueError(f"states, controls: expected shapes ({len(knots)}, {self.nx}) and ({len(knots)}, {self.nu}), got {X.shape} and {W.shape}")
+        cm = self.contact_model
+        if self.formulation != "contact":
+            return W[:, cm.f_slice].reshape(len(knots), self.n_feet, 3)
+        kkt = cm.kkt.map(len(knots))
+        F = np.asarray(kkt(X.T, W.T, self.dynamics_params[knots].T)[1]).T
+        return F.reshape(len(knots), self.n_feet, 3)
+
+    def joint_torques(self, controls: Any) -> np.ndarray:
+        """The actuator torques (K, nu) in controls (K, control size)."""
+        return np.atleast_2d(np.asarray(controls, dtype=float))[:, self.contact_model.u_slice]
 
     # ------------------------------------------------------------ helpers
     @property
@@ -200,6 +233,8 @@ class LeggedProblem(Problem):
         xl[7:nq], xu[7:nq] = robot.joint_lower, robot.joint_upper
         xl[nq + 6 :], xu[nq + 6 :] = -robot.velocity_limits, robot.velocity_limits
         self.bound_states(xl, xu, knots=list(range(1, self.N)))
+        if self.formulation == "contact":  # torque limits only: forces are functions of (x, u)
+            return
         lower, upper = self.control_lower.copy(), self.control_upper.copy()
         for i in range(self.n_feet):
             s = self.foot_force_slice(i)
@@ -219,9 +254,11 @@ class LeggedProblem(Problem):
             stance = np.flatnonzero(sched.stance[:, i])
             pos_knots = [k for k in stance if k > 0 and not (self.periodic and k == last)]
             P = anchors[i]
+            touchdowns = [k for k in pos_knots if not sched.stance[k - 1, i]]
+            if self.formulation == "contact":  # the contact dynamics hold a foot from its touchdown on
+                pos_knots = touchdowns
             if pos_knots and P.shape[0]:
                 self.add_constraint(Constraint(lambda x, u, p, rows=rows, P=P: P @ (robot.kinematics(x)[rows] - p), knots=pos_knots, params=self.footholds[pos_knots, i], midpoints=True, name=f"{foot} on foothold"))
-                touchdowns = [k for k in pos_knots if not sched.stance[k - 1, i]]
                 if touchdowns:
                     self.add_constraint(Constraint(lambda x, rows=rows, P=P: P @ robot.kinematics_velocity(x)[rows], knots=touchdowns, name=f"{foot} touchdown at rest"))
             swing = np.flatnonzero(~sched.stance[:, i])
@@ -230,6 +267,8 @@ class LeggedProblem(Problem):
                 ground = self.footholds[swing, i, 2]
                 lower = np.array([g + (self.swing_apex if k in apex else 0.0) for k, g in zip(swing, ground)])[:, None]
                 self.add_constraint(Constraint(lambda x, z=3 * i + 2: robot.kinematics(x)[z], knots=swing.tolist(), lower=lower, upper=np.inf, midpoints=True, name=f"{foot} swing height"))
+            if self.formulation == "contact":  # f(x_k, u_k) needs knot k's own control: not at the final knot
+                stance = stance[stance < self.N - 1]
             if stance.size:
                 self.add_constraint(self._friction_constraint(i, stance.tolist(), foot))
         self.add_constraint(Constraint(lambda x: x[0:3], knots=-1, lower=self.target_base_position, upper=self.target_base_position, name="final base position"))
@@ -277,19 +316,25 @@ class LeggedProblem(Problem):
         return directions
 
     def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
-        """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (pyramid, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0`` (cone)."""
-        s, mu = self.foot_force_slice(i), self.robot.mu
+        """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (pyramid, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0``
+        and ``fz >= 0`` (cone, 2 rows) on foot ``i``'s force: a control, or with the ``"contact"``
+        formulation the KKT contact force ``f(x, u)`` under the knot's stance (the parameter)."""
+        mu, cm = self.robot.mu, self.contact_model
 
-        def pyramid(x: Any, w: Any) -> Any:
-            fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
-            return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
+        def force(x: Any, w: Any, stance: Any) -> Any:
+            if self.formulation == "contact":
+                return cm.kkt(x, w, stance)[1][3 * i : 3 * i + 3]
+            s = self.foot_force_slice(i)
+            return w[s]
 
-        def cone(x: Any, w: Any) -> Any:
-            fx, fy, fz = w[s.start], w[s.start + 1], w[s.start + 2]
-            return mu * mu * fz * fz - fx * fx - fy * fy
+        def rows(x: Any, w: Any, stance: Any) -> Any:
+            fx, fy, fz = ca.vertsplit(force(x, w, stance))
+            if self.friction == "pyramid":
+                return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
+            cone = mu * mu * fz * fz - fx * fx - fy * fy
+            return cone if self.formulation != "contact" else ca.vertcat(cone, fz)  # fz >= 0 is a force bound otherwise
 
-        fn = pyramid if self.friction == "pyramid" else cone
-        return Constraint(fn, knots=knots, lower=0.0, upper=np.inf, midpoints=True, name=f"{foot} friction {self.friction}")
+        return Constraint(rows, knots=knots, lower=0.0, upper=np.inf, params=self.dynamics_params[knots], midpoints=True, name=f"{foot} friction {self.friction}")
 
     def _reference_states(self) -> np.ndarray:
         """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``."""
@@ -307,7 +352,8 @@ class LeggedProblem(Problem):
         R = np.zeros(cm.control_dim)
         R[cm.u_slice], R[cm.f_slice], R[cm.a_slice] = w.torque, w.force, w.acceleration
         u_ref = np.zeros((self.N, cm.control_dim))
-        u_ref[:, cm.f_slice] = self.stance_force_share()
+        if self.formulation != "contact":
+            u_ref[:, cm.f_slice] = self.stance_force_share()
         self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
         if w.control_rate > 0:
             self.penalize_control_rate(np.full(cm.control_dim, w.control_rate))
@@ -339,7 +385,8 @@ class LeggedProblem(Problem):
         A = np.zeros((self.N, nv))
         A[:-1] = np.diff(X[:, nq:], axis=0) / h
         W = np.zeros((self.N, cm.control_dim))
-        W[:, cm.f_slice] = F
+        if self.formulation != "contact":
+            W[:, cm.f_slice] = F
         if self.formulation == "inverse":
             W[:, cm.a_slice] = A
         lo, hi = robot.control_bounds()

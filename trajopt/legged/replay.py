@@ -68,10 +68,13 @@ def replay(problem: Any, solution: Any, substeps: int = 20, baumgarte: float = 2
     Bmat = robot.B_func()
     X, W, times = np.asarray(solution.states), np.asarray(solution.controls), np.asarray(solution.times)
 
+    contact = problem.formulation == "contact"  # forces are f(x, u) under knot k's stance, held over interval k
+
     def accel(q: np.ndarray, v: np.ndarray, w: np.ndarray, active: np.ndarray, anchors: np.ndarray):
         pn.update_kinematics(q, v)
         M, C = pn.mass(q), pn.bias(q, v)
-        u, f_plan = w[cm.u_slice], w[cm.f_slice].reshape(nc, 3)
+        u = w[cm.u_slice]
+        f_plan = np.zeros((nc, 3)) if contact else w[cm.f_slice].reshape(nc, 3)
         tau = Bmat @ u - C
         for i in np.flatnonzero(~active):  # lifting off or touching down: the planned force
             tau += pn.frame_jacobian(feet[i])[:3].T @ f_plan[i]
@@ -108,7 +111,7 @@ def replay(problem: Any, solution: Any, substeps: int = 20, baumgarte: float = 2
     forces = np.zeros((len(times), nc, 3))
     forces[0] = accel(q, v, W[0], sched.stance[0], anchors)[1]
     for k in range(len(times) - 1):
-        active = sched.stance[k] & sched.stance[k + 1]
+        active = sched.stance[k].copy() if contact else sched.stance[k] & sched.stance[k + 1]
         pn.update_kinematics(q)
         for i in np.flatnonzero(active & ~(sched.stance[k - 1] if k > 0 else np.zeros(nc, bool))):
             anchors[i] = pn.frame_placement(feet[i])[:3, 3]  # contact (re)starts here

@@ -1,0 +1,81 @@
+"""The IPOPT backend (MUMPS sparse LDL^T of the whole KKT matrix) through ``casadi.nlpsol``.
+
+Defaults (:data:`DEFAULT_IPOPT_OPTIONS`): exact Hessian, MUMPS, ``tol`` 1e-8,
+at most 1000 iterations, IPOPT silent unless ``print_level`` > 0. MUMPS orders
+the KKT matrix by QAMD (``mumps_pivot_order`` 6) with a 100 % memory margin
+(``mumps_mem_percent``; MUMPS asks for more when it needs it, and a smaller
+workspace is reused by malloc instead of being mapped afresh for every
+factorization). Against IPOPT's defaults (automatic ordering, 1000 %), measured
+in one run each: IPOPT's own time drops 30-65 % on the Go1 trot, bound and
+jump, the Go2 trot and the humanoid shift, is unchanged on the Go1 pace and on
+the small problems. Derivatives are assembled stage by stage
+(:mod:`trajopt.derivatives`), optionally from compiled C (``compile=True``:
+gcc runs once per stage function, ~10 s in parallel for the Go1 trot, then
+the cache serves; ~6x less evaluation time there). Measured on the
+quadrotor point-to-point problem (``bench/quadrotor_transcriptions.py``, a
+noisy 2-core machine), the stage-wise assembly builds 15-30x faster than letting CasADi
+differentiate the NLP expanded to SX (``derivatives="casadi", expand=True``:
+0.4-3 s against 30-100 ms) and solves in 0.9-1.5x its time; differentiating the
+MX graph instead (``expand=False``) solves 2-3x slower. The stage-wise build
+also scales to multibody models (a 31-knot Go1 NLP builds in 0.4-1.5 s).
+
+Warm start (``warm_start=solution``): with the same transcription and layout
+the primal point and both multiplier vectors are reused with
+:data:`WARM_START_OPTIONS` (``warm_start_init_point``, bound pushes 1e-9, a
+small ``mu_init``), so an optimal solution re-converges in a couple of
+iterations. Otherwise the previous trajectory, re-sampled at the new knots
+(with :meth:`Solution.evaluate`), is used as a primal guess only.
+
+IPOPT stops at ``max_iter`` iterations or ``max_wall_time`` seconds
+(:data:`DEFAULT_IPOPT_OPTIONS`), checked between iterations.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import casadi as ca
+
+from .nlp_solver import NlpSolver
+
+#: IPOPT options used unless overridden by ``options``.
+DEFAULT_IPOPT_OPTIONS: Dict[str, Any] = {
+    "tol": 1e-8,
+    "max_iter": 1000,
+    "max_wall_time": 600.0,
+    "linear_solver": "mumps",
+    "mumps_pivot_order": 6,
+    "mumps_mem_percent": 100,
+    "hessian_approximation": "exact",
+    "sb": "yes",
+}
+#: IPOPT options added for a primal-dual warm start.
+WARM_START_OPTIONS: Dict[str, Any] = {
+    "warm_start_init_point": "yes",
+    "warm_start_bound_push": 1e-9,
+    "warm_start_bound_frac": 1e-9,
+    "warm_start_slack_bound_push": 1e-9,
+    "warm_start_slack_bound_frac": 1e-9,
+    "warm_start_mult_bound_push": 1e-9,
+    "mu_init": 1e-9,
+}
+
+
+class IpoptSolver(NlpSolver):
+    """A problem transcribed once and solved with IPOPT (arguments: :class:`trajopt.nlp_solver.NlpSolver`;
+    ``options`` are IPOPT's, over :data:`DEFAULT_IPOPT_OPTIONS` and the problem's ``ipopt_options``)."""
+
+    name = "ipopt"
+
+    def _create(self, warm: bool) -> ca.Function:
+        ipopt = {**DEFAULT_IPOPT_OPTIONS, **self.problem.ipopt_options, **(WARM_START_OPTIONS if warm else {}), "print_level": self.print_level, **self.user_options}
+        opts = {"print_time": False, "error_on_fail": False, "ipopt": ipopt, **self._stagewise_options, **self.nlpsol_options}
+        expand = self.expand and self.derivatives == "casadi"
+        try:
+            try:
+                return ca.nlpsol("trajopt", "ipopt", self._nlp_problem(), {**opts, "expand": expand})
+            except RuntimeError:
+                if not expand:
+                    raise
+                return ca.nlpsol("trajopt", "ipopt", self._nlp_problem(), {**opts, "expand": False})  # not SX-expandable
+        except RuntimeError as err:
+            raise ValueError(f"options: CasADi could not build the IPOPT solver with ipopt={ipopt!r}: {err}") from None

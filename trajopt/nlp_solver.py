@@ -1,0 +1,284 @@
+"""What every NLP solver backend shares: the transcribed NLP, its derivatives, starting points, the result.
+
+A backend (:mod:`trajopt.ipopt_solver`, :mod:`trajopt.fatrop_solver`,
+:mod:`trajopt.sqp_solver`) derives from :class:`NlpSolver` and only says how
+to build its ``casadi.nlpsol`` (:meth:`NlpSolver._create`) and what its
+statistics mean; :func:`trajopt.solve` picks one by name. The base class
+
+- transcribes the problem once (:class:`trajopt.nlp.NLP`, optionally with
+  tangent-chart knots) and builds the stage-wise derivatives
+  (:mod:`trajopt.derivatives`: exact or Gauss-Newton Hessian, VM or compiled);
+- chooses the starting point: the problem's initial guess, a decision vector,
+  or a previous :class:`~trajopt.Solution` (primal-dual when the layout matches,
+  else its trajectory re-sampled at the new knots);
+- with tangent-chart knots, centres the charts on the starting trajectory
+  (so the solve starts at ``d = 0``) and re-centres on the result, solving
+  again from there, while a rotation part of ``d`` exceeds
+  :data:`CHART_RECENTRE_ANGLE` (at most :data:`MAX_RECENTRES` times): the
+  charts stay far from their pi singularity;
+- returns a :class:`~trajopt.Solution` carrying the backend's status, the
+  last iterate and the constraint violation checked here, never a bare
+  exception from inside CasADi (design rule 6).
+
+CasADi's bundled OpenBLAS (which MUMPS and the Riccati solvers' BLAS calls may
+use) is set to one thread (:func:`single_threaded_casadi_blas`): its idle
+worker threads spin on the other cores between factorizations, which took the
+cores the threaded stage maps (``threads``) need. Measured on the Go1 trot (2
+cores): evaluations 0.162 -> 0.101 s with 2 threads, and MUMPS is no slower on
+one BLAS thread. numpy's BLAS is a separate library and is left alone.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import time
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+import casadi as ca
+import numpy as np
+
+from .derivatives import HESSIANS, available_cores, stagewise_nlp
+from .nlp import NLP
+from .problem import Problem
+from .solution import Solution
+from .transcription import Transcription
+
+#: Default number of threads for the stage maps (fewer when fewer cores are available).
+MAX_DEFAULT_THREADS = 8
+#: Re-centre tangent charts when a rotation part of a knot's perturbation exceeds this (rad).
+CHART_RECENTRE_ANGLE = 1.0
+#: At most this many re-centred solves follow the first one.
+MAX_RECENTRES = 5
+
+
+def eval_time(stats: Dict[str, Any]) -> float:
+    """Wall time (s) spent in NLP function evaluations according to ``solver.stats()``."""
+    return float(sum(v for k, v in stats.items() if k.startswith("t_wall_nlp_")))
+
+
+@functools.lru_cache(maxsize=None)
+def single_threaded_casadi_blas() -> bool:
+    """Set the OpenBLAS bundled with CasADi to one thread (module docstring), once.
+
+    Returns whether the library was found (a CasADi build without it is left as it is).
+    """
+    for path in sorted(Path(ca.__file__).parent.glob("libcasadi-tp-openblas*")):
+        try:
+            ctypes.CDLL(str(path)).openblas_set_num_threads(1)
+            return True
+        except (OSError, AttributeError):
+            continue
+    return False
+
+
+class NlpSolver(ABC):
+    """A problem transcribed once and solved by a CasADi NLP plugin as often as needed.
+
+    Parameters
+    ----------
+    problem, transcription:
+        The :class:`~trajopt.Problem` and a transcription object or name
+        (default: the problem's).
+    options:
+        The plugin's own options (e.g. IPOPT's ``{"tol": 1e-10}``), overriding
+        the backend's defaults.
+    print_level:
+        Verbosity 0 (silent) .. 12 (IPOPT's scale; other backends map it).
+    derivatives:
+        ``"stagewise"`` (default): gradient, constraint Jacobian and Hessian of
+        the Lagrangian assembled from per-stage derivatives
+        (:mod:`trajopt.derivatives`); ``"casadi"``: CasADi differentiates the
+        whole NLP graph.
+    expand:
+        With ``derivatives="casadi"``, expand the NLP to SX before
+        differentiating (faster evaluations, slower build); falls back to MX
+        when the model cannot be expanded.
+    nlpsol_options:
+        Extra ``casadi.nlpsol`` options (not the plugin's).
+    compile:
+        With ``derivatives="stagewise"``, evaluate the stage functions and
+        their derivatives as compiled C (gcc runs once, the libraries are
+        cached on disk; CasADi's virtual machine serves when there is no compiler).
+    threads:
+        With ``derivatives="stagewise"``, threads for the heavy stage maps
+        (the numbers do not depend on it). ``None``: the cores this process
+        may use, at most :data:`MAX_DEFAULT_THREADS`; 1 evaluates everything serially.
+    hessian:
+        ``"exact"`` or ``"gauss-newton"`` (:func:`trajopt.derivatives.stagewise_nlp`).
+    chart:
+        Tangent-chart knots (:mod:`trajopt.nlp`): explicit transcriptions only.
+    """
+
+    #: the backend's name in :func:`trajopt.solve`
+    name: str = ""
+
+    def __init__(
+        self,
+        problem: Problem,
+        transcription: Transcription | str | None = None,
+        options: Optional[Dict[str, Any]] = None,
+        print_level: int = 0,
+        derivatives: str = "stagewise",
+        expand: bool = True,
+        nlpsol_options: Optional[Dict[str, Any]] = None,
+        compile: bool = False,
+        threads: Optional[int] = None,
+        hessian: str = "exact",
+        chart: bool = False,
+    ) -> None:
+        for arg, value in (("options", options), ("nlpsol_options", nlpsol_options)):
+            if value is not None and not isinstance(value, dict):
+                raise ValueError(f"{arg}: expected a dict or None, got {type(value).__name__}")
+        if isinstance(print_level, bool) or not isinstance(print_level, (int, np.integer)) or not 0 <= print_level <= 12:
+            raise ValueError(f"print_level: expected an int in 0..12, got {print_level!r}")
+        if derivatives not in ("stagewise", "casadi"):
+            raise ValueError(f"derivatives: expected 'stagewise' or 'casadi', got {derivatives!r}")
+        if compile and derivatives != "stagewise":
+            raise ValueError("compile: compiles the stage-wise functions; it needs derivatives='stagewise'")
+        if hessian not in HESSIANS:
+            raise ValueError(f"hessian: expected one of {HESSIANS}, got {hessian!r}")
+        if hessian != "exact" and derivatives != "stagewise":
+            raise ValueError(f"hessian: {hessian!r} is assembled stage-wise; it needs derivatives='stagewise'")
+        start = time.perf_counter()
+        single_threaded_casadi_blas()
+        self.problem = problem
+        self.nlp = NLP(problem, transcription, chart=chart)
+        self.print_level = int(print_level)
+        self.user_options = dict(options or {})
+        self.derivatives, self.expand, self.hessian = derivatives, expand, hessian
+        self.nlpsol_options = dict(nlpsol_options or {})
+        threads = min(available_cores(), MAX_DEFAULT_THREADS) if threads is None else threads
+        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian) if derivatives == "stagewise" else (None, {})
+        self._solvers: Dict[bool, Any] = {}
+        self.build_time = time.perf_counter() - start
+
+    # ------------------------------------------------------------ backend
+    @abstractmethod
+    def _create(self, warm: bool) -> Any:
+        """The backend's solver: called with ``x0, p, lbx, ubx, lbg, ubg`` (and ``lam_x0``,
+        ``lam_g0`` when ``warm``) it returns ``x, f, lam_x, lam_g`` in the NLP's row order;
+        its ``stats()`` hold ``return_status`` (a name), ``success`` and ``iter_count``."""
+
+    def _nlp_problem(self) -> Any:
+        """What ``casadi.nlpsol`` gets as the problem: the stage-wise NLP function, or the NLP graph."""
+        return self._nlp_function if self._nlp_function is not None else {"x": self.nlp.w, "p": self.nlp.p, "f": self.nlp.f, "g": self.nlp.g}
+
+    def _solver(self, warm: bool) -> Any:
+        """The backend's solver (built on first use, its time added to ``build_time``)."""
+        if warm not in self._solvers:
+            start = time.perf_counter()
+            self._solvers[warm] = self._create(warm)
+            self.build_time += time.perf_counter() - start
+        return self._solvers[warm]
+
+    # ------------------------------------------------------------ starting points
+    def _warm_point(self, warm_start: Solution) -> Dict[str, np.ndarray]:
+        """Initial point from a previous solution: primal-dual if the layout matches, else primal.
+
+        With tangent-chart knots the charts are centred on the solution's states first.
+        """
+        nlp = self.nlp
+        same = (
+            warm_start.transcription == nlp.transcription.name
+            and warm_start.primal.shape == (nlp.n_w,)
+            and warm_start.lam_g.shape == (nlp.n_g,)
+            and warm_start.N == self.problem.N
+        )
+        if warm_start.N == self.problem.N:
+            X, U = warm_start.states, warm_start.controls
+        elif warm_start.problem is None:
+            raise ValueError(f"warm_start: has N = {warm_start.N}, the problem N = {self.problem.N}; load it with its problem to re-sample it")
+        else:
+            X, U = warm_start.evaluate(np.linspace(0.0, warm_start.tf, self.problem.N))
+        if nlp.chart:
+            nlp.recentre(X)
+        if same:
+            primal = nlp.pack(X, U, warm_start.intervals, warm_start.tf if self.problem.free_time else None) if nlp.chart else warm_start.primal
+            return {"x0": primal, "lam_x0": warm_start.lam_x, "lam_g0": warm_start.lam_g}
+        return {"x0": nlp.pack(X, U, tf=warm_start.tf if self.problem.free_time else None)}
+
+    def _start(self, warm_start: Optional[Solution], initial_guess: Optional[np.ndarray]) -> Dict[str, np.ndarray]:
+        """The starting point (module docstring); validates the arguments."""
+        nlp = self.nlp
+        if warm_start is not None and not isinstance(warm_start, Solution):
+            raise ValueError(f"warm_start: expected a Solution, got {type(warm_start).__name__}")
+        if warm_start is not None:
+            return self._warm_point(warm_start)
+        if initial_guess is not None:
+            w0 = np.asarray(initial_guess, dtype=float)
+            if w0.shape != (nlp.n_w,) or not np.isfinite(w0).all():
+                raise ValueError(f"initial_guess: expected a finite vector of shape ({nlp.n_w},), got {w0.shape}")
+            return {"x0": w0}
+        if nlp.chart:
+            nlp.recentre(self.problem.initial_guess()[0])
+        return {"x0": nlp.initial_guess()}
+
+    # ------------------------------------------------------------ solving
+    def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
+        """One call of the backend from ``point``: the iterate, multipliers and statistics."""
+        nlp = self.nlp
+        solver = self._solver("lam_g0" in point)
+        lbx, ubx = nlp.bounds_w()
+        lbg, ubg = nlp.bounds_g()
+        p = nlp.parameters()
+        start = time.perf_counter()
+        try:
+            res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
+            stats = solver.stats()
+            w, lam_x, lam_g = (np.asarray(res[k]).reshape(-1) for k in ("x", "lam_x", "lam_g"))
+            out = {"w": w, "lam_x": lam_x, "lam_g": lam_g, "objective": float(res["f"]), "status": str(stats["return_status"]), "success": bool(stats["success"])}
+            out.update(iterations=int(stats.get("iter_count", 0)), eval_time=eval_time(stats))
+        except RuntimeError as err:  # an evaluation error CasADi did not hand to the solver
+            out = {"w": np.asarray(point["x0"], dtype=float), "lam_x": np.zeros(nlp.n_w), "lam_g": np.zeros(nlp.n_g), "objective": float("nan")}
+            out.update(status=f"CasADi error: {err}", success=False, iterations=0, eval_time=0.0)
+        out["solve_time"] = time.perf_counter() - start
+        return out
+
+    def solve(self, warm_start: Optional[Solution] = None, initial_guess: Optional[np.ndarray] = None) -> Solution:
+        """Solve from the problem's initial guess, a decision vector ``initial_guess``, or a ``warm_start`` solution."""
+        nlp = self.nlp
+        run = self._run(self._start(warm_start, initial_guess))
+        totals = {key: run[key] for key in ("iterations", "eval_time", "solve_time")}
+        for _ in range(MAX_RECENTRES):
+            if not (nlp.chart and run["success"] and nlp.chart_extent(run["w"]) > CHART_RECENTRE_ANGLE):
+                break
+            states = nlp.to_states(run["w"][nlp.idx_x])
+            nlp.recentre(states)
+            traj = nlp.unpack(run["w"])
+            run = self._run({"x0": nlp.pack(states, traj.controls, traj.intervals, traj.tf if self.problem.free_time else None), "lam_x0": run["lam_x"], "lam_g0": run["lam_g"]})
+            totals = {key: totals[key] + run[key] for key in totals}
+        return self._solution(run, totals)
+
+    def _solution(self, run: Dict[str, Any], totals: Dict[str, float]) -> Solution:
+        """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point)."""
+        nlp, w = self.nlp, run["w"]
+        p = nlp.parameters()
+        g = np.asarray(nlp.g_function()(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
+        max_violation, knot_violation = nlp.violation(w, g)
+        traj = nlp.unpack(nlp.normalized(w))
+        return Solution(
+            times=self.problem.times(traj.tf),
+            states=traj.states,
+            controls=traj.controls,
+            tf=traj.tf,
+            objective=run["objective"],
+            status=run["status"],
+            success=run["success"],
+            iterations=totals["iterations"],
+            solve_time=totals["solve_time"],
+            eval_time=totals["eval_time"],
+            solver_time=max(totals["solve_time"] - totals["eval_time"], 0.0),
+            build_time=self.build_time,
+            max_violation=max_violation,
+            knot_violation=knot_violation,
+            transcription=nlp.transcription.name,
+            intervals=traj.intervals,
+            primal=w,
+            lam_x=run["lam_x"],
+            lam_g=run["lam_g"],
+            problem_name=self.problem.name,
+            problem_recipe=dict(self.problem.recipe or {}),
+            problem=self.problem,
+        )
