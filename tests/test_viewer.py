@@ -121,7 +121,7 @@ def test_go1_scene_follows_the_solution():
     # arrows: the WORLD-frame stance forces at the feet, scaled; nothing in swing
     forces = np.stack([solution.controls[:, problem.foot_force_slice(i)] for i in range(4)], axis=1)
     stance = problem.schedule.stance
-    scale = problem.x0[2] / (problem.mass * 9.81)
+    scale = 1.5 * problem.x0[2] / (problem.mass * 9.81)
     np.testing.assert_allclose(scene.arrows.vectors[knots], scale * np.where(stance[..., None], forces, 0.0), atol=1e-12)
     feet = np.array([np.asarray(problem.robot.kinematics(x)).reshape(4, 3) for x in solution.states])
     np.testing.assert_allclose(scene.arrows.tails[knots], feet, atol=1e-12)

@@ -318,7 +318,7 @@ def add_viewer_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--html", metavar="FILE", help="write a self-contained 3D replay (.html; meshcat, needs the viz extra)")
     group.add_argument("--view", action="store_true", help="show the solution in a live 3D viewer and serve it until Ctrl-C")
     group.add_argument("--no-browser", action="store_true", help="with --view: only print the URL, open no browser")
-    group.add_argument("--force-scale", type=float, metavar="M_PER_N", help="3D viewer: contact-force arrow length per newton (default: the weight as long as the base height)")
+    group.add_argument("--force-scale", type=float, metavar="M_PER_N", help="3D viewer: contact-force arrow length per newton (default: the weight 1.5 base heights long)")
 
 
 def add_view_parser(sub: Any) -> None:

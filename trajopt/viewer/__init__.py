@@ -15,25 +15,26 @@ The dependencies are the ``viz`` extra (``pip install -e ".[viz]"``: meshcat,
 trimesh, fast-simplification); without it these functions raise
 :class:`MissingExtraError`, whose message is one line naming the extra.
 
-Why meshcat and not viser (measured with ``bench/viewer_libraries.py`` on this
-2-core machine, loaded by other jobs; meshcat 0.3.2, viser 1.1.1, Go1 trot):
+Why meshcat and not viser (measured with ``bench/viewer_libraries.py``,
+2-core machine loaded by other jobs (load average ~5), meshcat 0.3.2, viser
+1.1.1, the default go1-trot, 121 samples):
 
 - rendering correctness: our poses come from pinocchio itself (visual
-  placements equal ``pinocchio.updateGeometryPlacements`` to 1e-15, tested);
-  viser's URDF path goes through yourdfpy, whose joint order differs from
-  pinocchio's (its Go1 order starts with the front-right leg) and needs a
-  name mapping, after which it agrees to ~1e-7 m (float32 transforms);
-  both draw correctly in headless Chromium (screenshots in the tests for ours);
-- start time: a meshcat server subprocess is up in ~0.3 s; viser's in-process
-  server in ~0.2 s plus ~2 s for yourdfpy to load the Go1 meshes (which we
-  cache decimated: ~0.02 s warm);
-- export: meshcat's viewer is one 0.85 MB script and its command stream can
-  be inlined, so one self-contained HTML of the Go1 trot is ~2 MB; viser's
-  static export is its client build plus a ``.viser`` recording that the page
-  fetches over HTTP (it does not open from a file:// URL), and its recording
-  re-sends every mesh pose as a message per frame.
-
-See the bench's output (README) for the numbers of the latest run.
+  placements equal ``pinocchio.updateGeometryPlacements`` to 1e-12, tested
+  for Go1, Go2, the hand and the manipulator), and headless Chromium draws
+  the export (tests). viser's URDF path goes through yourdfpy, whose joint
+  order starts with FR_hip_joint where pinocchio's starts with FL: without a
+  name mapping its link poses are off by 1.3 m, with it they agree to 2e-16;
+- start time: meshcat's server subprocess 0.32-0.36 s, our scene 0.03-0.11 s
+  and sending it 0.05 s, with the mesh cache warm (3.1 s for the first view
+  of a robot, which reads and decimates its meshes); viser's in-process
+  server 0.02 s but loading the Go1 through ``ViserUrdf`` 1.6-2.1 s, every time;
+- export: one self-contained HTML of the trot is 3.2 MB (meshcat's 0.85 MB
+  viewer, meshes once, poses as animation tracks; pinocchio's
+  ``MeshcatVisualizer.static_html()`` of such an animation is ~82 MB, PEERS.md),
+  while viser's recording of the same motion is 7.0 MB (a message per joint
+  per frame) plus its 0.82 MB client, which fetches the recording over HTTP:
+  two files and a web server, not one file to mail.
 """
 from __future__ import annotations
 

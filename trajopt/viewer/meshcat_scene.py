@@ -20,7 +20,11 @@ same bytes whether they go to a live meshcat server or into a static page:
   has zero scale;
 - the base path is a ``Line``, the footholds one mesh of discs, the ground a
   thin box with grid lines on it (meshcat's own grid, at z = 0, is hidden);
-- the camera looks at the middle of the motion from the front left, above.
+- the camera looks at the middle of the motion from the front left, above
+  (meshcat's orbit controls turn about the viewer's origin, so the scene is
+  shifted to put the middle of the motion there; the world axes move with it);
+  a motion longer than ``FOLLOW_RATIO`` robot sizes (the quadrotor's 5 m) is
+  followed instead: the shift is animated to keep the base at the origin.
 
 The animation loops (``repetitions`` = infinity) and plays on load; meshcat's
 "Animations" panel has play, pause, reset, the time slider and ``timeScale``
@@ -46,6 +50,8 @@ ROOT = "/meshcat/robot"
 #: Camera viewing direction (from the target toward the camera, world frame) and field of view.
 CAMERA_DIRECTION = np.array([0.55, -1.0, 0.5])
 CAMERA_FOV_DEG = 75.0
+#: The camera follows the robot when its motion spans more than this many robot sizes.
+FOLLOW_RATIO = 6.0
 #: Height of the grid lines above the ground, per metre of ground edge (drawn over it, not into it).
 GRID_LIFT = 5e-4
 GRID_COLOR = (0.55, 0.56, 0.55, 1.0)
@@ -145,7 +151,7 @@ def _arrow_commands(scene: Scene) -> tuple[list, list]:
     """``set_object`` commands and animation clips of the scene's arrows (module docstring)."""
     arrows, t = scene.arrows, scene.times
     radius = arrows.radius
-    head_length, head_radius = 4.0 * radius, 2.2 * radius
+    head_length, head_radius = 3.0 * radius, 2.0 * radius
     lift = np.eye(4)
     lift[2, 3] = 0.5
     unit_shaft = shapes.cylinder(radius, 1.0, (1, 1, 1, 1), sections=12).transformed(lift)  # z from 0 to 1
@@ -177,20 +183,31 @@ def _arrow_commands(scene: Scene) -> tuple[list, list]:
     return objects, clips
 
 
-def _camera_commands(scene: Scene) -> list:
+def _camera_commands(scene: Scene) -> tuple[list, list]:
+    """Commands that aim the camera at the motion, and a clip that follows the robot when it travels far."""
     lo, hi = scene.bounds()
     target = 0.5 * (lo + hi)
-    extent = float(np.linalg.norm(hi - lo)) + 2.0 * scene.size
+    follow = float(np.linalg.norm(hi - lo)) > FOLLOW_RATIO * scene.size
+    extent = (4.0 * scene.size) if follow else float(np.linalg.norm(hi - lo)) + 2.0 * scene.size
     distance = 0.5 * extent / math.tan(math.radians(CAMERA_FOV_DEG) / 2)
     offset = distance * CAMERA_DIRECTION / np.linalg.norm(CAMERA_DIRECTION)
-    rig = np.eye(4)
-    rig[:3, 3] = target
+    # meshcat's orbit controls turn about the viewer's origin: the scene (and the world axes) are shifted
+    # by -target so that the middle of the motion sits there
+    shift = np.eye(4)
+    shift[:3, 3] = -target
+    matrix = shift.T.ravel().tolist()
     # the camera hangs under "rotated" = Rx(+90 deg): world offset (x, y, z) is (x, z, -y) there
     local = [float(offset[0]), float(offset[2]), float(-offset[1])]
-    return [
-        {"type": "set_transform", "path": "/Cameras/default", "matrix": rig.T.ravel().tolist()},
+    commands = [
+        {"type": "set_transform", "path": "/meshcat", "matrix": matrix},
+        {"type": "set_transform", "path": "/Axes", "matrix": matrix},
         {"type": "set_property", "path": "/Cameras/default/rotated/<object>", "property": "position", "value": local},
     ]
+    clips = []
+    if follow:  # keep the first body (the base) at the origin: the scene slides under a following camera
+        base = scene.bodies[0].poses[:, :3, 3]
+        clips = [_clip("/meshcat", [_track(".position", "vector3", scene.times, -base)]), _clip("/Axes", [_track(".position", "vector3", scene.times, -base)])]
+    return commands, clips
 
 
 def scene_commands(scene: Scene) -> list[dict]:
@@ -229,7 +246,9 @@ def scene_commands(scene: Scene) -> list[dict]:
         lines[..., 2] = z + GRID_LIFT * edge
         commands.append({"type": "set_object", "path": f"{ROOT}/ground_grid", "object": line_object(lines.reshape(-1, 3), GRID_COLOR, "LineSegments")})
         commands.append({"type": "set_property", "path": "/Grid", "property": "visible", "value": False})
-    commands += _camera_commands(scene)
+    camera, camera_clips = _camera_commands(scene)
+    commands += camera
+    clips += camera_clips
     # A meshcat server stores each command at its path and replays its tree depth-first to a browser that
     # connects: stored at a path created last under ROOT, the animation comes after the meshes it drives.
     commands.append({"type": "set_animation", "path": f"{ROOT}/animation", "animations": clips, "options": {"play": True, "repetitions": math.inf}})

@@ -16,7 +16,7 @@ knot and ``samples_per_interval - 1`` times inside each interval (at least
   the longest, for a flat body), with body axes;
 - ``arrows``: for a legged problem the contact forces (WORLD frame) at the
   contact points, ``force_scale`` metres per newton (default: the robot's
-  weight is as long as the initial base height), coloured by the friction
+  weight is 1.5 times as long as the initial base height), coloured by the friction
   ratio ``rho`` (the pyramid's ``max(|f_x|, |f_y|) / (mu f_z)`` or the cone's
   ``|f_t| / (mu f_z)``, as the problem imposes it; ``rho = 1`` is the edge):
   green at 0, yellow at 0.5, red at 1 and beyond (:func:`friction_color`).
@@ -57,6 +57,8 @@ PATH_COLOR = (0.10, 0.30, 0.85, 1.0)
 FOOTHOLD_COLOR = (0.95, 0.45, 0.05, 1.0)
 GROUND_COLOR = (0.86, 0.87, 0.84, 1.0)
 THRUST_COLOR = (0.85, 0.15, 0.15, 1.0)
+#: Default force arrows: the robot's weight is this many initial base heights long.
+WEIGHT_ARROW = 1.5
 #: Thickness of the box drawn for a flat rigid body, as a fraction of its longest edge.
 MIN_THICKNESS = 0.05
 #: Green -> yellow -> red, at friction ratios 0, 0.5, 1.
@@ -171,7 +173,7 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     stance = sample_held(solution.times, problem.schedule.stance, t)
     forces = np.where(stance[..., None], forces, 0.0)
     if force_scale is None:
-        force_scale = max(float(problem.x0[2]), 0.1) / (problem.mass * 9.81)
+        force_scale = WEIGHT_ARROW * max(float(problem.x0[2]), 0.1) / (problem.mass * 9.81)
     rho = friction_ratio(forces, robot.mu, problem.friction)
     holds = _footholds(problem, solution)
     ground_z = float(holds[:, 2].min()) if holds.size else 0.0

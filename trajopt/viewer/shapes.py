@@ -16,8 +16,8 @@ collapse stops on its open borders; the legs' 16-30 k triangles go to the
 budget. The result is cached as ``.npz`` under
 ``<trajopt cache>/meshes`` (``$TRAJOPT_CACHE``, see
 :func:`models.compiled.default_cache_dir`), keyed by the file's path, size,
-modification time, the scale and the budget, so the second load of the Go1
-takes milliseconds instead of ~2 s.
+modification time, the scale and the budget: the Go1's visuals take ~3 s
+the first time and ~0.02 s from the cache.
 """
 from __future__ import annotations
 
