@@ -80,6 +80,18 @@ def test_mesh_file_is_decimated_and_cached(tmp_path, monkeypatch):
         load_mesh_file(tmp_path / "missing.dae")
 
 
+def test_collada_file_pycollada_cannot_read_comes_through_coal(tmp_path, monkeypatch):
+    """ANYmal B's foot: trimesh (pycollada) finds no triangles; coal's assimp loader reads all of them."""
+    import coal
+
+    monkeypatch.setenv("TRAJOPT_CACHE", str(tmp_path))
+    foot = robot_data_dir() / "anymal_b_simple_description/meshes/foot/anymal_foot.dae"
+    mesh = load_mesh_file(foot, scale=(2.0, 2.0, 2.0), max_faces=None)
+    reference = coal.MeshLoader().load(str(foot), np.full(3, 2.0))
+    assert len(mesh.faces) == reference.num_tris > 0
+    np.testing.assert_allclose(mesh.vertices, np.asarray(reference.vertices()), atol=1e-6)
+
+
 def test_friction_ratio_and_color():
     f = np.array([[3.0, -4.0, 10.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 7.0, 10.0]])
     np.testing.assert_allclose(friction_ratio(f, 0.5, "cone"), [1.0, 0.0, np.inf, 1.4])

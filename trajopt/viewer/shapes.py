@@ -8,7 +8,8 @@ Primitives (box, cylinder, sphere, capsule, cone) come from
 
 :func:`load_mesh_file` reads a mesh file (Collada ``.dae``, STL, OBJ, ...)
 with trimesh, keeps the colours the file's materials define (a part with none
-gets ``fallback_color``, e.g. the URDF material), merges duplicate vertices
+gets ``fallback_color``, e.g. the URDF material; a Collada file pycollada reads
+no triangles from, like ANYmal B's foot, is read by coal's assimp loader), merges duplicate vertices
 and decimates every part above ``max_faces`` triangles with quadric edge
 collapse (``fast_simplification``). Measured on the Go1's meshes: the trunk
 (351,394 triangles, a 28 MB ``.dae``) decimates to ~28,500, which is where the
@@ -148,9 +149,26 @@ def _read_mesh_file(path: Path, scale: np.ndarray, fallback_color: np.ndarray, m
         part.merge_vertices(merge_tex=True, merge_norm=True)
         vertices, faces = _decimate(part.vertices, part.faces, max_faces)
         meshes.append(TriangleMesh(vertices, faces, fallback_color if color is None else color))
-    if not meshes:
-        raise ValueError(f"mesh: {path} holds no triangles")
+    if not meshes:  # pycollada reads no triangles from some Collada files that assimp (coal) reads
+        vertices, faces = _read_with_coal(path, scale)
+        vertices, faces = _decimate(vertices, faces, max_faces)
+        meshes.append(TriangleMesh(vertices, faces, fallback_color))
     return merge(meshes)
+
+
+def _read_with_coal(path: Path, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices and triangles of a mesh file through coal's assimp loader (no colours); ``ValueError`` when empty."""
+    import coal
+
+    try:
+        bvh = coal.MeshLoader().load(str(path), scale)
+    except Exception as err:  # assimp's errors surface as several types
+        raise ValueError(f"mesh: cannot read {path}: {err}") from err
+    if bvh.num_tris == 0:
+        raise ValueError(f"mesh: {path} holds no triangles")
+    vertices = np.asarray(bvh.vertices(), dtype=float).reshape(-1, 3)
+    faces = np.array([[t[0], t[1], t[2]] for t in (bvh.tri_indices(i) for i in range(bvh.num_tris))], dtype=np.int64)
+    return vertices, faces
 
 
 def _cache_file(path: Path, scale: np.ndarray, fallback_color: np.ndarray, max_faces: Optional[int]) -> Path:
