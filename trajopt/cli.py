@@ -1,4 +1,4 @@
-"""Command-line interface: ``trajopt list`` and ``trajopt solve NAME [options]``.
+"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]`` and ``trajopt view FILE``.
 
 ``trajopt solve`` builds a registered problem (:mod:`problems`) with the
 factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
@@ -10,6 +10,10 @@ templates (:mod:`problems.quadrupeds`), the robot as ``--robot NAME`` or
 requested files: the solution (``--save``, reloadable with ``--warm-start``),
 one summary page (``--plot``, :func:`trajopt.plotting.solution.plot_solution`)
 and an animation (``--animate``, :func:`~trajopt.plotting.solution.animate_solution`).
+The 3D viewer (:mod:`trajopt.viewer`, the ``viz`` extra): ``--html FILE`` writes
+a self-contained replay, ``--view`` serves the solution live in meshcat until
+Ctrl-C (printing the URL; a browser is opened only where a display exists);
+``trajopt view FILE.npz`` does the same for a saved solution.
 
 Exit codes: 0 when IPOPT succeeds; 1 when it fails (the last iterate is still
 saved, plotted and animated as asked); 2 for a usage error (unknown problem or
@@ -58,6 +62,7 @@ examples:
   trajopt solve pendulum --N 21 --save pendulum.npz
   trajopt solve pendulum --N 81 --warm-start pendulum.npz --quiet
   trajopt solve quadrotor --param u_max=3 --transcription trapezoidal
+  trajopt solve go1-trot --html trot.html --view
 """
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -108,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--fps", type=float, default=30.0, help="animation frame rate (default 30)")
     group.add_argument("--overwrite", action="store_true", help="replace existing output files")
     group.add_argument("--replay", action="store_true", help="legged problems: replay the torques through the full dynamics and print the drift")
+    add_viewer_options(group)
+    add_view_parser(sub)
     return parser
 
 
@@ -222,6 +229,7 @@ def check_outputs(args: argparse.Namespace, problem: Any) -> None:
             raise UsageError(f"--fps: expected a positive frame rate, got {args.fps}")
     if args.replay and not isinstance(problem, LeggedProblem):
         raise UsageError(f"--replay: only legged problems can be replayed, {args.name!r} is not one")
+    check_viewer_outputs(args, problem)
 
 
 def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) -> Solution:
@@ -286,6 +294,7 @@ def solve_command(args: argparse.Namespace) -> int:
     if args.replay:
         print(replay(problem, solution).summary())
     write_outputs(args, solution)
+    write_viewer_outputs(args, solution)
     return 0 if solution.success else 1
 
 
@@ -300,6 +309,89 @@ def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
     if args.animate:
         animate_solution(solution, args.animate, fps=args.fps, overwrite=args.overwrite)
         print(f"wrote {args.animate}")
+
+# ------------------------------------------------------------------ 3D viewer (trajopt.viewer, the viz extra)
+
+
+def add_viewer_options(group: argparse._ArgumentGroup) -> None:
+    """``--html``, ``--view``, ``--no-browser`` and ``--force-scale`` (solve and view commands)."""
+    group.add_argument("--html", metavar="FILE", help="write a self-contained 3D replay (.html; meshcat, needs the viz extra)")
+    group.add_argument("--view", action="store_true", help="show the solution in a live 3D viewer and serve it until Ctrl-C")
+    group.add_argument("--no-browser", action="store_true", help="with --view: only print the URL, open no browser")
+    group.add_argument("--force-scale", type=float, metavar="M_PER_N", help="3D viewer: contact-force arrow length per newton (default: the weight 1.5 base heights long)")
+
+
+def add_view_parser(sub: Any) -> None:
+    """The ``trajopt view FILE`` subcommand."""
+    view = sub.add_parser(
+        "view",
+        help="show a saved solution in the 3D viewer",
+        description="Show a solution saved with `trajopt solve --save` in a live 3D viewer (until Ctrl-C), or write it as a self-contained HTML replay with --html.",
+        epilog="examples:\n  trajopt view trot.npz\n  trajopt view trot.npz --html trot.html\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    view.add_argument("file", metavar="FILE", help="a solution file (.npz) written by `trajopt solve --save`")
+    group = view.add_argument_group("output")
+    add_viewer_options(group)
+    group.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
+
+
+def check_viewer_outputs(args: argparse.Namespace, problem: Any) -> None:
+    """Before any work: the ``viz`` extra is installed, the model can be drawn, ``--html`` can be written."""
+    if not (args.view or args.html):
+        if args.force_scale is not None or args.no_browser:
+            raise UsageError("--force-scale and --no-browser go with --view or --html")
+        return
+    from .viewer import MissingExtraError, check_viewable, check_viz
+    from .viewer.html import HTML_EXTENSIONS
+
+    try:
+        check_viz()
+        check_viewable(problem)
+    except (MissingExtraError, ValueError) as err:
+        raise UsageError(f"--{'view' if args.view else 'html'}: {err}") from None
+    if args.force_scale is not None and not args.force_scale > 0:
+        raise UsageError(f"--force-scale: expected a positive length per newton, got {args.force_scale}")
+    if args.html is not None:
+        if Path(args.html).exists() and not args.overwrite:
+            raise UsageError(f"--html: {args.html!r} exists; pass --overwrite to replace it")
+        try:
+            prepare_output_path(args.html, args.overwrite, HTML_EXTENSIONS)
+        except (ValueError, OSError) as err:
+            raise UsageError(f"--html: {err}") from None
+
+
+def write_viewer_outputs(args: argparse.Namespace, solution: Solution) -> None:
+    """Write ``--html`` and serve ``--view`` (until Ctrl-C), as checked by :func:`check_viewer_outputs`."""
+    if not (args.view or args.html):
+        return
+    import time
+
+    from .viewer import export_html, show
+
+    start = time.perf_counter()
+    options = {"force_scale": args.force_scale}
+    if args.html:
+        export_html(solution, args.html, overwrite=args.overwrite, **options)
+        print(f"wrote {args.html} ({os.path.getsize(args.html) / 1e6:.1f} MB)")
+    if args.view:
+        viewer = show(solution, open_browser=not args.no_browser, **options)
+        print(f"3D viewer at {viewer.url} (ready {time.perf_counter() - start:.2f} s after the solve; Ctrl-C to stop)", flush=True)
+        viewer.serve_forever()
+
+
+def view_command(args: argparse.Namespace) -> int:
+    """``trajopt view FILE``: load a saved solution, rebuild its problem, and show or export it."""
+    try:
+        solution = problems.load_solution(args.file)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise UsageError(f"{args.file}: {err}") from None
+    if not (args.view or args.html):
+        args.view = True
+    check_viewer_outputs(args, solution.problem)
+    print(solution.summary())
+    write_viewer_outputs(args, solution)
+    return 0
 
 
 # ------------------------------------------------------------------ robots
@@ -367,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")  # files only, never a window
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"list": list_command, "solve": solve_command}
+    commands = {"list": list_command, "solve": solve_command, "view": view_command}
     if args.command is None:
         parser.print_help()
         return 0
