@@ -5,9 +5,11 @@
 
 - URDF robots (Go1, Go2, the G1 humanoid: ``robot.urdf_path``) go through
   MuJoCo's own URDF parser (``MjSpec.from_string``) with visual and collision
-  elements stripped; robots built in Python (the wheeled biped, arms, planar
-  chains) are rebuilt body by body from the ``pinocchio.Model``
-  (joint placements, axes, and the inertia pinocchio attaches to each joint).
+  elements stripped; robots built in Python (the hand, a free-floating body)
+  are rebuilt body by body from the ``pinocchio.Model`` (joint placements,
+  axes, and the inertia pinocchio attaches to each joint). MuJoCo refuses a
+  moving body without mass or rotational inertia: the point-mass chains and
+  the wheeled biped (a massless hip link) raise ``ValueError``.
 - Inertias are kept exactly: ``balanceinertia`` off, ``boundmass`` and
   ``boundinertia`` 0, ``inertiafromgeom`` off (our contact spheres weigh
   nothing), ``alignfree`` off. ``fusestatic`` merges the links welded by
@@ -36,14 +38,13 @@
   integrator, which keeps light joints stable (measured on the G1: with the
   same PD computed outside MuJoCo at 1 ms, Kd 1 N m s/rad, the wrist roll
   joints, 3.7e-4 kg m^2, oscillated by 20 deg; inside, they track to 0.01 deg).
-- Contacts: a sphere of radius ``contact_radius`` CENTRED at each of the
-  robot's contact points (its kinematics bodies), and a ground plane at
-  ``z = -contact_radius``, so a sphere resting on it has its centre, the
-  plan's contact point, at ``z = 0``. MuJoCo's contact then acts ``radius``
-  below the planned point; a small radius keeps the moment of the friction
-  force about the planned point (``radius * |f_t|``) and the rolling of the
-  sphere (``radius * dtheta``) small. Friction ``robot.mu`` (condim 3), the
-  elliptic cone, and ``solref``/``solimp`` as given.
+- Contacts (:class:`ContactParameters`): a sphere of radius ``r`` CENTRED at
+  each of the robot's contact points (its kinematics bodies), and a ground
+  plane at ``z = -r``, so a sphere resting on it has its centre, the plan's
+  contact point, at ``z = 0``. MuJoCo's contact then acts ``r`` below the
+  planned point; a small radius keeps the moment of the friction force about
+  the planned point (``r |f_t|``) and the rolling of the sphere
+  (``r dtheta``) small. Friction ``robot.mu`` (condim 3).
 
 :class:`MujocoRobot` holds the compiled model with the index maps between our
 nominal vectors and MuJoCo's (``qpos``, ``qvel`` with the free joint's
@@ -93,6 +94,14 @@ class ContactParameters:
     contact; MuJoCo keeps it at least twice the time step); ``cone``
     ``"elliptic"`` or ``"pyramidal"``; ``impratio`` MuJoCo's ratio of
     frictional to normal constraint impedance.
+
+    The defaults are nearer our rigid contacts than MuJoCo's own
+    (``solref (0.02, 1)``, ``solimp (0.9, 0.95, 0.001)``) and than the URDF's
+    2 cm foot spheres. Measured with PD + feed-forward at 1 ms
+    (bench/mujoco_drift.py): feet sink 0.18 mm on average into the ground
+    (MuJoCo's defaults: 2.75 mm); go1-jump drifts 14.1 mm / 0.70 deg
+    (MuJoCo's defaults: 43.8 mm / 3.45 deg; 2 cm spheres, which roll 10 mm
+    under the stance feet: 35.3 mm), go1-trot 2.4 mm (6.7; 5.0).
     """
 
     radius: float = 0.005
@@ -105,12 +114,15 @@ class ContactParameters:
 class MujocoRobot:
     """A compiled MuJoCo model of ``robot`` and the maps between our vectors and MuJoCo's.
 
-    Attributes: ``robot`` (ours), ``model`` (``mujoco.MjModel``), ``contact_geoms``
-    (geom ids of the contact spheres, in the order of ``robot.kinematics_bodies``),
-    ``contact_bodies`` (their MuJoCo body ids), ``contact_offsets`` (nc, 3) the
-    contact points in their body's frame, ``floating``, and the permutations
-    ``q_index``/``v_index``/``u_index`` with ``qpos = q_nominal[q_index]`` (up to
-    the base velocity frame) and ``ctrl = u[u_index]``.
+    Attributes: ``robot`` (ours), ``spec`` and ``model`` (``mujoco.MjSpec`` and
+    the compiled ``mujoco.MjModel``), ``contact_geoms`` (geom ids of the
+    contact spheres, in the order of ``robot.kinematics_bodies``),
+    ``contact_bodies`` (their MuJoCo body ids), ``folded_links`` (URDF links
+    whose inertia was folded into a welded link), ``mass``, ``floating``,
+    ``order`` (the :class:`models.orders.StateOrder` of MuJoCo's vectors) and
+    the permutations ``q_index``/``v_index``/``u_index`` with
+    ``qpos = q_nominal[q_index]``, ``qvel = v_nominal[v_index]`` (up to the
+    base velocity frame) and ``ctrl = u[u_index]``.
     """
 
     def __init__(self, robot: Any, spec: "mujoco.MjSpec", model: "mujoco.MjModel", contact_geoms: Sequence[int], folded_links: Sequence[str] = ()) -> None:
@@ -119,7 +131,6 @@ class MujocoRobot:
         self.floating = bool(robot.is_floating)
         self.contact_geoms = np.asarray(contact_geoms, dtype=int)
         self.contact_bodies = model.geom_bodyid[self.contact_geoms].copy()
-        self.contact_offsets = model.geom_pos[self.contact_geoms].copy()
         self.mass = float(mujoco.mj_getTotalmass(model))
         self.order = mujoco_order(robot, model)
         nominal = robot.orders["nominal"]

@@ -35,10 +35,11 @@ from .model import MujocoRobot, build_model
 from .reference import PlanSamples, legged_problem, sample_plan
 
 #: Joint PD gains ``(Kp N m/rad, Kd N m s/rad)`` of :class:`PDFeedforward` per robot name (other
-#: robots: ``"default"``), chosen on the registry's plans with bench/mujoco_tracking.py (1 ms steps,
-#: base drift max): Go1 (50, 2): trot 2.4 mm / 0.22 deg, jump 14.1 mm / 0.70 deg; (30, 1) gave
-#: 6.3 and 12.1 mm, (100, 4) 1.3 and 18.4 mm: stiffer joints track the trot better and the jump's
-#: landing worse. Go2 (50, 2): trot 2.8 mm. G1 (30, 1): humanoid-shift 0.4 mm / 0.01 deg.
+#: robots: ``"default"``), chosen on the registry's plans with bench/mujoco_drift.py (1 ms steps,
+#: base drift max). Go1 (50, 2): trot 2.4 mm / 0.22 deg, jump 14.1 mm / 0.70 deg, the periodic
+#: trot repeated 10 cycles 18 mm; (30, 1) gave 6.3, 12.1 and 134 mm, (100, 4) 1.3, 18.4 and
+#: 7.5 mm: stiffer joints hold the trot better and the jump's landing worse. Go2 (50, 2): trot
+#: 2.8 mm. G1 (30, 1): humanoid-shift 0.4 mm / 0.01 deg.
 DEFAULT_GAINS: Dict[str, Tuple[float, float]] = {"go1": (50.0, 2.0), "go2": (50.0, 2.0), "g1": (30.0, 1.0), "default": (30.0, 1.0)}
 
 
@@ -62,10 +63,11 @@ class PDFeedforward:
     """``tau = u_plan(t) + Kp (q_plan(t) - q) + Kd (qdot_plan(t) - qdot)`` on every joint (module docstring).
 
     ``kp``, ``kd``: scalars or per-joint arrays (nominal joint order); each
-    one that is None takes the robot's entry of :data:`DEFAULT_GAINS`. The PD part runs inside
-    MuJoCo's actuators (:meth:`MujocoRobot.set_joint_pd`, damping integrated
-    implicitly); the command is ``u_plan + Kp q_plan + Kd qdot_plan``. Needs
-    one actuator per joint (``B = [0; I]``).
+    one that is None takes the robot's entry of :data:`DEFAULT_GAINS`. The
+    PD part runs inside MuJoCo's actuators (:meth:`MujocoRobot.set_joint_pd`,
+    damping integrated implicitly); the command is
+    ``u_plan + Kp q_plan + Kd qdot_plan``. Needs one actuator per joint
+    (``B = [0; I]``).
     """
 
     def __init__(self, kp: Any = None, kd: Any = None) -> None:
@@ -94,7 +96,7 @@ class PDFeedforward:
         return f"PD + feed-forward (Kp {_gain_text(kp)} N m/rad, Kd {_gain_text(kd)} N m s/rad)"
 
 
-def default_gains(robot: Any) -> Tuple[np.ndarray, np.ndarray]:
+def default_gains(robot: Any) -> Tuple[float, float]:
     """The joint PD gains of :data:`DEFAULT_GAINS` for ``robot`` (its ``name``; ``"default"`` otherwise)."""
     return DEFAULT_GAINS.get(getattr(robot, "name", ""), DEFAULT_GAINS["default"])
 
@@ -134,11 +136,14 @@ class TimeVaryingLQR:
     Weights (MuJoCo's units, m, rad, N m): ``q_weights`` on the position
     errors of ``(base position, base orientation, joints)``, ``v_weights`` on
     the velocity errors of the same, ``r_weight`` on the torques. The
-    defaults weigh the base far above the joints; measured on the registry's
-    Go1/Go2 plans (1 ms steps): trot 0.9 mm / 0.04 deg, jump 5.9 mm /
-    0.14 deg, pace 5.3 mm, bound 3.4 mm (PD + feed-forward: 6.1, 13.5,
-    14.9, 32.4 mm); a 4x lighter ``r_weight`` with joint weights 10x
-    heavier made the jump collapse at landing.
+    defaults weigh the base far above the joints; measured on the
+    registry's plans (1 ms steps, bench/mujoco_drift.py), base drift max:
+    go1-trot 1.0 mm / 0.04 deg, go1-jump 6.0 mm / 0.19 deg, go1-pace 2.5 mm,
+    go1-bound 2.4 mm, go2-trot 0.7 mm (PD + feed-forward: 2.4, 14.1, 11.9,
+    42.3, 2.8 mm); joint weights 10x heavier (100 and 1) with ``r_weight``
+    0.01 made the jump collapse at landing. Setting up costs one MuJoCo
+    rollout and one ``mjd_transitionFD`` per step: ~1.5 s per simulated
+    second on the Go1 (nv 18), ~15 s on the G1 (nv 35), on a loaded machine.
     """
 
     def __init__(self, q_weights: Tuple[float, float, float] = (1e4, 1e4, 10.0), v_weights: Tuple[float, float, float] = (1e2, 1e2, 0.1), r_weight: float = 0.1) -> None:
