@@ -27,7 +27,12 @@ limit on how fast a swing foot descends at the knot before its touchdown
 knot, after descending at 0.26-0.46 m/s one knot before, and MuJoCo's feet,
 a fraction of a millimetre lower, land early at 0.2-0.5 m/s).
 
-    python bench/mujoco_drift.py [--part 1 2 3]
+Part 4, the gait templates on the other quadrupeds of example-robot-data
+(``trot`` and ``jump`` with ``robot=NAME``): PD + feed-forward with Go1's
+gains scaled by :func:`trajopt.mujoco.track.torque_scale`, the LQR, and
+feed-forward only.
+
+    python bench/mujoco_drift.py [--part 1 2 3 4]
 """
 from __future__ import annotations
 
@@ -45,6 +50,7 @@ from trajopt import solve  # noqa: E402
 from trajopt import Constraint  # noqa: E402
 from trajopt.legged.replay import replay  # noqa: E402
 from trajopt.mujoco import ContactParameters, Feedforward, PDFeedforward, TimeVaryingLQR, build_model, track  # noqa: E402
+from trajopt.mujoco.track import torque_scale  # noqa: E402
 from trajopt.mujoco.verify import verify  # noqa: E402
 
 LEGGED = ("go1-trot", "go1-jump", "go1-pace", "go1-bound", "go2-trot", "humanoid-shift")
@@ -160,9 +166,19 @@ def part3() -> None:
             print(f"{label:<42} {name:<9} {solution.iterations:>4} {report.worst()['friction_excess']:+7.2f} | {drift(report.tracked):>22} | {drift(report.feedforward):>26} | {drift(lqr):>22}", flush=True)
 
 
+def part4() -> None:
+    print("\nPart 4: gait templates on other quadrupeds (Go1's PD gains scaled by m L)")
+    print(f"{'robot':<9} {'gait':<6} {'scale':>6} | {'PD + feed-forward':>22} | {'feed-forward only':>26} | {'TV-LQR':>22}")
+    for robot in ("solo12", "a1", "laikago", "b1", "anymal", "anymal_c", "hyq"):
+        for gait in ("trot", "jump"):
+            solution = solve(problems.get(gait, robot=robot), print_level=0)
+            report = verify(solution)
+            print(f"{robot:<9} {gait:<6} {torque_scale(solution.problem.robot):6.2f} | {drift(report.tracked):>22} | {drift(report.feedforward):>26} | {drift(track(solution, 'lqr')):>22}", flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--part", type=int, nargs="+", default=[1, 2, 3], choices=[1, 2, 3])
+    parser.add_argument("--part", type=int, nargs="+", default=[1, 2, 3, 4], choices=[1, 2, 3, 4])
     args = parser.parse_args()
     for part in args.part:
-        {1: part1, 2: part2, 3: part3}[part]()
+        {1: part1, 2: part2, 3: part3, 4: part4}[part]()

@@ -18,7 +18,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from models import Go1, Go2  # noqa: E402
+from models import Go1, Go2, LeggedRobot  # noqa: E402
 from models.hand import Hand  # noqa: E402
 from models.humanoid import Humanoid  # noqa: E402
 from models.multibody_model import MultibodyModel  # noqa: E402
@@ -33,6 +33,11 @@ ROBOTS = {
     "go1": lambda: Go1(mu=0.7),
     "go2": Go2,
     "g1": lambda: Humanoid(contacts_per_foot=4),
+    # URDFs with other inertias MuJoCo refuses: ANYmal C's rank-1 hatch and depth cameras breaking
+    # the triangle inequality, HyQ's base and feet; Solo12 has none
+    "anymal_c": lambda: LeggedRobot.from_robot_data("anymal_c"),
+    "hyq": lambda: LeggedRobot.from_robot_data("hyq"),
+    "solo12": lambda: LeggedRobot.from_robot_data("solo12"),
     "hand": Hand,  # built in Python: MuJoCo bodies from the pinocchio model
     "floating_body": lambda: MultibodyModel(floating_body_model(2.0, (0.1, 0.2, 0.3)), name="box"),
 }
@@ -140,6 +145,12 @@ def test_go1_dummy_base_inertia_is_folded_exactly():
     mujoco.mju_quat2Mat(rot, body.iquat)
     rot = rot.reshape(3, 3)
     np.testing.assert_allclose(rot @ np.diag(body.inertia) @ rot.T, expected.inertia, atol=1e-15)
+
+
+def test_refused_inertias_are_reported():
+    assert build_model(LeggedRobot.from_robot_data("anymal_c")).folded_links == (
+        "depth_camera_front_camera", "depth_camera_rear_camera", "depth_camera_left_camera", "depth_camera_right_camera", "hatch")
+    assert build_model(Go2()).folded_links == ()
 
 
 def test_inertias_are_not_rewritten_and_joint_friction_is_optional():

@@ -26,9 +26,11 @@ matplotlib.use("Agg")
 
 from PIL import Image  # noqa: E402
 
+from models import Go1, LeggedRobot  # noqa: E402
 from trajopt.cli import main  # noqa: E402
-from trajopt.mujoco import Feedforward, PDFeedforward, TimeVaryingLQR, build_model, sample_plan, track  # noqa: E402
+from trajopt.mujoco import Feedforward, PDFeedforward, TimeVaryingLQR, build_model, plan_timestep, sample_plan, track  # noqa: E402
 from trajopt.mujoco.plot import plot_verification  # noqa: E402
+from trajopt.mujoco.track import DEFAULT_GAINS, GO1_LEG_LENGTH, GO1_MASS, default_gains, torque_scale  # noqa: E402
 from trajopt.mujoco.verify import EOM_TOLERANCE, knot_checks, verify  # noqa: E402
 
 from .solved_plans import solved  # noqa: E402
@@ -145,6 +147,29 @@ def test_controller_input_checks():
         verify(solved("pendulum", N=21))
     with pytest.raises(ValueError, match="r_weight"):
         TimeVaryingLQR(r_weight=0.0)
+
+
+def test_default_gains_scale_with_the_robot():
+    go1 = Go1()
+    assert (go1.mass, go1.leg_length) == pytest.approx((GO1_MASS, GO1_LEG_LENGTH), rel=1e-6)
+    assert default_gains(go1) == DEFAULT_GAINS["go1"] and torque_scale(go1) == pytest.approx(1.0, rel=1e-6)
+    solo = LeggedRobot.from_robot_data("solo12")
+    s = solo.mass * solo.leg_length / (GO1_MASS * GO1_LEG_LENGTH)
+    assert torque_scale(solo) == pytest.approx(s) and 0.1 < s < 0.2
+    assert default_gains(solo) == pytest.approx((50.0 * s, 2.0 * s * np.sqrt(solo.leg_length / GO1_LEG_LENGTH)))
+    assert default_gains(object()) == DEFAULT_GAINS["default"]
+
+
+def test_scaled_template_on_another_quadruped():
+    # the trot template scaled to Solo12's legs: knots every 17.3 ms, simulated at 0.994 ms so that
+    # knots fall on steps; Go1's gains scaled by torque_scale: measured 8.1 mm / 0.85 deg
+    solution = solved("trot", robot="solo12")
+    dt = plan_timestep(solution)
+    h = solution.tf / (solution.N - 1)
+    assert dt <= 1e-3 and (h / dt) == pytest.approx(round(h / dt), abs=1e-9)
+    result = track(solution)
+    assert not result.fell and result.max_position_error < DRIFT and result.max_orientation_error < TILT
+    assert result.times[-1] == pytest.approx(solution.tf)
 
 
 def test_gains_are_stated_and_overridable():

@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     raise ImportError('trajopt.mujoco needs MuJoCo: pip install -e ".[mujoco]"') from None
 
 from .model import ContactParameters, MujocoRobot, build_model
-from .reference import PlanSamples, sample_plan
+from .reference import PlanSamples, plan_timestep, sample_plan
 from .track import CONTROLLERS, DEFAULT_GAINS, Feedforward, PDFeedforward, TimeVaryingLQR, TrackingResult, track
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "TimeVaryingLQR",
     "TrackingResult",
     "build_model",
+    "plan_timestep",
     "sample_plan",
     "track",
 ]

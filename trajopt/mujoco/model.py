@@ -14,8 +14,8 @@
   ``boundinertia`` 0, ``inertiafromgeom`` off (our contact spheres weigh
   nothing), ``alignfree`` off. ``fusestatic`` merges the links welded by
   fixed joints into their moving parent, as pinocchio does.
-- URDF inertias MuJoCo refuses are folded, exactly, into the link welded to
-  them. The example-robot-data Go1's dummy ``base`` link has
+- URDF inertias MuJoCo refuses are folded, exactly, into the rigid body they
+  belong to (:func:`_fold_invalid_inertias`). The example-robot-data Go1's dummy ``base`` link has
   ``ixx = iyy = izz = ixy = ixz = iyz = 1e-6``: the matrix ``1e-6 * ones(3, 3)``
   of rank 1 (eigenvalues 0, 0, 3e-6), not a physical inertia (it breaks the
   triangle inequality), which MuJoCo's ``fullinertia`` rejects ("inertia must
@@ -23,7 +23,9 @@
   link's inertia without complaint; we do the same sum (pinocchio's
   ``Inertia`` algebra, about the combined centre of mass) before MuJoCo sees
   it, so both see the same rigid body: total mass and mass matrix agree to
-  1e-15 relative (tests/test_mujoco_model.py).
+  1e-15 relative (tests/test_mujoco_model.py). The same holds for ANYmal C
+  (a rank-1 ``hatch`` inertia, and depth cameras whose principal moments
+  break the triangle inequality, which MuJoCo also refuses) and HyQ.
 - Joint damping and dry friction (the Go1 URDF's ``<dynamics damping="0.01"
   friction="0.2"/>``, which MuJoCo would turn into ``damping`` and
   ``frictionloss``) are removed, as the plans' dynamics (and pinocchio's RNEA)
@@ -412,8 +414,12 @@ def _urdf_inertia(link: ET.Element) -> Optional[pin.Inertia]:
 
 
 def _rejected_by_mujoco(inertia: pin.Inertia) -> bool:
-    """A rotational inertia that is not zero (a massless link, which MuJoCo accepts) and not positive definite."""
-    return bool(np.any(inertia.inertia != 0) and np.linalg.eigvalsh(inertia.inertia).min() <= 0)
+    """A rotational inertia MuJoCo's compiler refuses: not zero (a massless link is accepted)
+    and either not positive definite or breaking the triangle inequality of its principal moments."""
+    if not np.any(inertia.inertia != 0):
+        return False
+    moments = np.linalg.eigvalsh(inertia.inertia)
+    return bool(moments[0] <= 0 or moments[0] + moments[1] < moments[2])
 
 
 def _set_urdf_inertia(link: ET.Element, inertia: Optional[pin.Inertia]) -> None:
@@ -429,39 +435,51 @@ def _set_urdf_inertia(link: ET.Element, inertia: Optional[pin.Inertia]) -> None:
     ET.SubElement(inertial, "inertia", **{k: repr(float(I[i, j])) for k, (i, j) in _INERTIA_ENTRIES.items()})
 
 
-def _fold_invalid_inertias(root: ET.Element) -> list:
-    """Move each link inertia that is not positive definite into a link welded to it (fixed joint).
+def _origin(element: Optional[ET.Element]) -> pin.SE3:
+    """The placement of a URDF ``<origin xyz rpy>`` (identity when absent)."""
+    values = {key: np.zeros(3) for key in ("xyz", "rpy")}
+    if element is not None:
+        for key in values:
+            values[key] = np.array([float(v) for v in element.get(key, "0 0 0").split()])
+    return pin.SE3(pin.rpy.rpyToMatrix(values["rpy"]), values["xyz"])
 
-    The sum is pinocchio's (``Inertia`` addition after ``SE3.act``), which is
-    what pinocchio computes for the rigid body made of both links.
+
+def _fold_invalid_inertias(root: ET.Element) -> list:
+    """Give each welded group of links holding an inertia MuJoCo refuses its total inertia, on the group's root link.
+
+    A welded group is a link whose parent joint moves (or the URDF's root) and
+    every link attached below it by fixed joints: one rigid body, whose inertia
+    pinocchio computes as the sum of its links' (``Inertia`` addition after
+    ``SE3.act``). We put that same sum on the group's root link and remove the
+    other links' inertias; ``fusestatic`` then makes the group one MuJoCo body
+    with exactly pinocchio's inertia. Groups whose links MuJoCo accepts are
+    left as the URDF has them. Returns the names of the refused links.
     """
     links = {link.get("name"): link for link in root.findall("link")}
-    fixed = [j for j in root.findall("joint") if j.get("type") == "fixed"]
+    welded_to: dict = {}  # child link -> (parent link, child placement in the parent's frame)
+    for joint in root.findall("joint"):
+        if joint.get("type") == "fixed":
+            welded_to[joint.find("child").get("link")] = (joint.find("parent").get("link"), _origin(joint.find("origin")))
+    groups: dict = {}  # group root -> [(link, placement in the root's frame)]
+    for name in links:
+        link, placement = name, pin.SE3.Identity()
+        while link in welded_to:
+            link, step = welded_to[link]
+            placement = step * placement
+        groups.setdefault(link, []).append((name, placement))
     folded = []
-    for name, link in links.items():
-        inertia = _urdf_inertia(link)
-        if inertia is None or not _rejected_by_mujoco(inertia):
+    for group_root, members in groups.items():
+        inertias = [(name, placement, _urdf_inertia(links[name])) for name, placement in members]
+        refused = [name for name, _, inertia in inertias if inertia is not None and _rejected_by_mujoco(inertia)]
+        if not refused:
             continue
-        partner, placement = None, None
-        for joint in fixed:
-            parent, child = joint.find("parent").get("link"), joint.find("child").get("link")
-            origin = joint.find("origin")
-            xyz = np.array([float(s) for s in (origin.get("xyz", "0 0 0") if origin is not None else "0 0 0").split()])
-            rpy = np.array([float(s) for s in (origin.get("rpy", "0 0 0") if origin is not None else "0 0 0").split()])
-            child_in_parent = pin.SE3(pin.rpy.rpyToMatrix(rpy), xyz)
-            if parent == name:  # a welded child: express our inertia in the child's frame
-                partner, placement = links[child], child_in_parent.inverse()
-                break
-            if child == name:
-                partner, placement = links[parent], child_in_parent
-                break
-        if partner is None:
-            raise ValueError(f"urdf: link {name!r} has an inertia that is not positive definite and no welded link to merge it with")
-        other = _urdf_inertia(partner)
-        merged = placement.act(inertia) if other is None else other + placement.act(inertia)
-        _set_urdf_inertia(partner, merged)
-        _set_urdf_inertia(link, None)
-        folded.append(name)
+        total = pin.Inertia.Zero()
+        for name, placement, inertia in inertias:
+            if inertia is not None:
+                total += placement.act(inertia)
+                _set_urdf_inertia(links[name], None)
+        _set_urdf_inertia(links[group_root], total)
+        folded += refused
     return folded
 
 

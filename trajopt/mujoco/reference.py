@@ -81,6 +81,19 @@ def _cycle_motion(states: np.ndarray) -> tuple:
     return rot, quat, states[-1, :3] - rot @ states[0, :3]
 
 
+def plan_timestep(solution: Any, target: float = 1e-3) -> float:
+    """The simulator step closest to ``target`` from below that divides the plan's knot spacing.
+
+    ``h / ceil(h / target)`` (``h = tf / (N - 1)``): knots fall on steps, e.g.
+    1 ms for the Go1 problems (``h`` 0.02 s), 0.9941 ms for a trot scaled to
+    Solo12's legs (``h`` 0.01733 s).
+    """
+    if not (np.isfinite(target) and target > 0):
+        raise ValueError(f"target: expected a positive time step, got {target!r}")
+    h = solution.tf / (solution.N - 1)
+    return h / np.ceil(h / target * (1 - 1e-12))
+
+
 def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
     """The plan of ``solution`` at steps of ``dt`` seconds, repeated ``cycles`` times (module docstring).
 

@@ -32,15 +32,36 @@ import scipy.linalg
 from lie import quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
 from .model import MujocoRobot, build_model
-from .reference import PlanSamples, legged_problem, sample_plan
+from .reference import PlanSamples, legged_problem, plan_timestep, sample_plan
 
-#: Joint PD gains ``(Kp N m/rad, Kd N m s/rad)`` of :class:`PDFeedforward` per robot name (other
-#: robots: ``"default"``), chosen on the registry's plans with bench/mujoco_drift.py (1 ms steps,
-#: base drift max). Go1 (50, 2): trot 2.4 mm / 0.22 deg, jump 14.1 mm / 0.70 deg, the periodic
-#: trot repeated 10 cycles 18 mm; (30, 1) gave 6.3, 12.1 and 134 mm, (100, 4) 1.3, 18.4 and
-#: 7.5 mm: stiffer joints hold the trot better and the jump's landing worse. Go2 (50, 2): trot
-#: 2.8 mm. G1 (30, 1): humanoid-shift 0.4 mm / 0.01 deg.
+#: Joint PD gains ``(Kp N m/rad, Kd N m s/rad)`` of :class:`PDFeedforward` per robot name, chosen on
+#: the registry's plans with bench/mujoco_drift.py (1 ms steps, base drift max). Go1 (50, 2): trot
+#: 2.4 mm / 0.22 deg, jump 14.1 mm / 0.70 deg, the periodic trot repeated 10 cycles 18 mm; (30, 1)
+#: gave 6.3, 12.1 and 134 mm, (100, 4) 1.3, 18.4 and 7.5 mm: stiffer joints hold the trot better
+#: and the jump's landing worse. Go2 (50, 2): trot 2.8 mm. G1 (30, 1): humanoid-shift 0.4 mm.
+#: Other quadrupeds get Go1's scaled by :func:`torque_scale`; other robots ``"default"``.
 DEFAULT_GAINS: Dict[str, Tuple[float, float]] = {"go1": (50.0, 2.0), "go2": (50.0, 2.0), "g1": (30.0, 1.0), "default": (30.0, 1.0)}
+#: Go1's mass (kg) and leg length (thigh + calf, m): the reference of :func:`torque_scale`.
+GO1_MASS, GO1_LEG_LENGTH = 13.100529, 0.426
+
+
+def torque_scale(robot: Any) -> float:
+    """``s = m L / (m L)_Go1`` of a legged robot with a ``leg_length`` (1 otherwise): how its torques compare with Go1's.
+
+    Joint torques holding a body of mass ``m`` on legs of length ``L`` grow
+    like ``m g L``; motions slow down like ``sqrt(L)`` (:mod:`trajopt.legged.scaling`).
+    So a quadruped without an entry in :data:`DEFAULT_GAINS` gets
+    ``Kp = 50 s``, ``Kd = 2 s sqrt(L / L_Go1)``, and :class:`TimeVaryingLQR`
+    ``R = 0.1 / s^2``. Measured with these (1 ms steps, base drift max of the
+    trot and jump templates; bench/mujoco_drift.py): Solo12 (s 0.14) 8.1 and
+    9.1 mm, ANYmal B (s 3.2) 9.0 and 4.1 mm, A1 2.8 and 12.7 mm, HyQ (s 10.8)
+    7.0 and 10.0 mm; with the Go1-sized (30, 1) Solo12's trot drifted 20 mm /
+    4.4 deg and HyQ's jump 83 mm.
+    """
+    leg_length = getattr(robot, "leg_length", None)
+    if leg_length is None or not hasattr(robot, "mass"):
+        return 1.0
+    return float(robot.mass * leg_length / (GO1_MASS * GO1_LEG_LENGTH))
 
 
 class Controller(Protocol):
@@ -97,8 +118,15 @@ class PDFeedforward:
 
 
 def default_gains(robot: Any) -> Tuple[float, float]:
-    """The joint PD gains of :data:`DEFAULT_GAINS` for ``robot`` (its ``name``; ``"default"`` otherwise)."""
-    return DEFAULT_GAINS.get(getattr(robot, "name", ""), DEFAULT_GAINS["default"])
+    """The joint PD gains for ``robot``: its entry of :data:`DEFAULT_GAINS` (by ``name``), else
+    Go1's scaled by :func:`torque_scale` for a legged robot, else ``"default"``."""
+    name = getattr(robot, "name", "")
+    if name in DEFAULT_GAINS:
+        return DEFAULT_GAINS[name]
+    if getattr(robot, "leg_length", None) is None:
+        return DEFAULT_GAINS["default"]
+    s, (kp, kd) = torque_scale(robot), DEFAULT_GAINS["go1"]
+    return kp * s, kd * s * float(np.sqrt(robot.leg_length / GO1_LEG_LENGTH))
 
 
 def _gain_text(g: np.ndarray) -> str:
@@ -135,22 +163,28 @@ class TimeVaryingLQR:
 
     Weights (MuJoCo's units, m, rad, N m): ``q_weights`` on the position
     errors of ``(base position, base orientation, joints)``, ``v_weights`` on
-    the velocity errors of the same, ``r_weight`` on the torques. The
+    the velocity errors of the same, ``r_weight`` on the torques (default
+    ``0.1 / s^2``, ``s`` the robot's :func:`torque_scale`: 0.1 on the Go1). The
     defaults weigh the base far above the joints; measured on the
     registry's plans (1 ms steps, bench/mujoco_drift.py), base drift max:
     go1-trot 1.0 mm / 0.04 deg, go1-jump 6.0 mm / 0.19 deg, go1-pace 2.5 mm,
     go1-bound 2.4 mm, go2-trot 0.7 mm (PD + feed-forward: 2.4, 14.1, 11.9,
     42.3, 2.8 mm); joint weights 10x heavier (100 and 1) with ``r_weight``
-    0.01 made the jump collapse at landing. Setting up costs one MuJoCo
+    0.01 made the jump collapse at landing. On the templates of other
+    quadrupeds it is closer than PD on every trot, but its landings are
+    fragile: Solo12's jump collapsed, HyQ's drifted 22 mm (PD: 9 and 10 mm;
+    linearizations across touchdowns that happen at other times than in the
+    rollout). Setting up costs one MuJoCo
     rollout and one ``mjd_transitionFD`` per step: ~1.5 s per simulated
     second on the Go1 (nv 18), ~15 s on the G1 (nv 35), on a loaded machine.
     """
 
-    def __init__(self, q_weights: Tuple[float, float, float] = (1e4, 1e4, 10.0), v_weights: Tuple[float, float, float] = (1e2, 1e2, 0.1), r_weight: float = 0.1) -> None:
-        weights = np.concatenate([np.ravel(q_weights), np.ravel(v_weights), [r_weight]]).astype(float)
+    def __init__(self, q_weights: Tuple[float, float, float] = (1e4, 1e4, 10.0), v_weights: Tuple[float, float, float] = (1e2, 1e2, 0.1), r_weight: Optional[float] = None) -> None:
+        weights = np.concatenate([np.ravel(q_weights), np.ravel(v_weights), [1.0 if r_weight is None else r_weight]]).astype(float)
         if len(weights) != 7 or not np.isfinite(weights).all() or (weights[:6] < 0).any() or weights[6] <= 0:
             raise ValueError(f"weights: expected 3 non-negative position weights, 3 velocity weights and a positive r_weight, got {q_weights}, {v_weights}, {r_weight}")
-        self.q_weights, self.v_weights, self.r_weight = tuple(weights[:3]), tuple(weights[3:6]), float(weights[6])
+        self.q_weights, self.v_weights = tuple(weights[:3]), tuple(weights[3:6])
+        self.r_weight = None if r_weight is None else float(r_weight)
 
     def cost_weights(self, robot: MujocoRobot) -> np.ndarray:
         """Diagonal of ``Q`` (2 nv) in MuJoCo's tangent order."""
@@ -174,7 +208,8 @@ class TimeVaryingLQR:
         torques = np.vstack([rollout.torques[:reached], plan.torques[reached:n]])
         data = mujoco.MjData(model)
         A, Bm = np.zeros((2 * nv, 2 * nv)), np.zeros((2 * nv, nu))
-        Q, R = np.diag(self.cost_weights(robot)), self.r_weight * np.eye(nu)
+        self.r = 0.1 / torque_scale(robot.robot) ** 2 if self.r_weight is None else self.r_weight
+        Q, R = np.diag(self.cost_weights(robot)), self.r * np.eye(nu)
         linear = []
         for i in range(n):
             robot.set_state(data, states[i])
@@ -199,7 +234,7 @@ class TimeVaryingLQR:
 
     def describe(self) -> str:
         q, v = (", ".join(f"{w:g}" for w in ws) for ws in (self.q_weights, self.v_weights))
-        return f"time-varying LQR on mjd_transitionFD (Q: positions {q}, velocities {v} for base position, orientation, joints; R {self.r_weight:g})"
+        return f"time-varying LQR on mjd_transitionFD (Q: positions {q}, velocities {v} for base position, orientation, joints; R {self.r:g})"
 
 
 #: Controllers :func:`track` knows by name.
@@ -266,11 +301,12 @@ def track(
     ``controller``: a name of :data:`CONTROLLERS` (``"pd"``, the default,
     ``"feedforward"``, ``"lqr"``) or an object with ``setup(robot, plan)``
     and ``__call__(i, x, data) -> u``. ``robot``: the :class:`MujocoRobot`
-    (default :func:`build_model` of the plan's robot, 1 ms steps), whose time
+    (default :func:`build_model` of the plan's robot with steps of
+    :func:`.reference.plan_timestep`, about 1 ms, knots on steps), whose time
     step must divide the plan's duration.
     """
     problem = legged_problem(solution)
-    robot = (robot or build_model(problem.robot)).copy()
+    robot = (robot or build_model(problem.robot, timestep=plan_timestep(solution))).copy()
     if controller is None:
         controller = "pd"
     if isinstance(controller, str):

@@ -33,7 +33,7 @@ import mujoco
 import numpy as np
 
 from .model import GRAVITY, MujocoRobot, build_model
-from .reference import legged_problem
+from .reference import legged_problem, plan_timestep
 from .track import Feedforward, PDFeedforward, TrackingResult, track
 
 #: Largest equation-of-motion residual (relative to m g) :attr:`VerificationReport.ok` accepts.
@@ -144,12 +144,13 @@ def _text(value: float, fmt: str) -> str:
 def verify(solution: Any, robot: Optional[MujocoRobot] = None, kp: Any = None, kd: Any = None) -> VerificationReport:
     """Verify ``solution`` (a legged plan with its problem attached) in MuJoCo (module docstring).
 
-    ``robot`` defaults to :func:`.model.build_model` of the plan's robot;
+    ``robot`` defaults to :func:`.model.build_model` of the plan's robot
+    with steps of :func:`.reference.plan_timestep` (about 1 ms);
     ``kp``, ``kd`` are the PD gains of the tracked replay (default: the
     robot's, :data:`.track.DEFAULT_GAINS`).
     """
     problem = legged_problem(solution)
-    robot = robot or build_model(problem.robot)
+    robot = robot or build_model(problem.robot, timestep=plan_timestep(solution))
     checks = knot_checks(robot, problem, solution)
     tracked = track(solution, PDFeedforward(kp, kd), robot=robot)
     feedforward = track(solution, Feedforward(), robot=robot)
