@@ -22,6 +22,7 @@ from models import Go1, Go2, LeggedRobot  # noqa: E402
 from models.hand import Hand  # noqa: E402
 from models.humanoid import Humanoid  # noqa: E402
 from models.multibody_model import MultibodyModel  # noqa: E402
+from models.orders import to_mujoco_state  # noqa: E402
 from models.pinocchio_builders import floating_body_model, pendulum_model  # noqa: E402
 from models.robot_data import urdf_path  # noqa: E402
 from trajopt.mujoco import ContactParameters, build_model  # noqa: E402
@@ -109,6 +110,8 @@ def test_state_round_trip_and_vector_order(pair):
     np.testing.assert_allclose(mr.from_mujoco(*mr.to_mujoco(x)), x, atol=1e-14)
     if "mujoco" in robot.orders:  # URDF robots: the compiled model follows models.orders' MuJoCo order
         assert mr.order == robot.orders["mujoco"]
+        x_mj = to_mujoco_state(robot.change_order(x, "nominal", "mujoco"), robot.nq)
+        np.testing.assert_array_equal(np.concatenate(mr.to_mujoco(x)), x_mj)
     names = [mr.model.actuator(a).name for a in range(mr.model.nu)]
     joints = [mr.model.joint(mr.model.actuator_trnid[a, 0]).name for a in range(mr.model.nu)]
     assert names == joints == list(mr.order.torque_names)  # one motor per joint, in MuJoCo's joint order
