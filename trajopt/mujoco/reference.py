@@ -8,7 +8,9 @@ simulator step ``t_i = i dt``: the state the simulated one is compared with,
 and the torques and contact forces a controller holds over the step (as a
 real controller samples its reference; sampling at the middle of the step
 instead was measured to drift more: go1-trot 7.0 against 6.1 mm, go1-bound
-42 against 32 mm, with PD + feed-forward at 1 ms).
+42 against 32 mm, with a PD 30 / 1 + feed-forward at 1 ms). Holding the
+knots' torques over whole knot intervals instead drifts far more (go1-jump
+53 against 14 mm: bench/mujoco_drift.py).
 
 A periodic plan (joint angles and all velocities at the end equal to those at
 the start) is repeated ``cycles`` times: cycle ``c`` is the plan moved by
@@ -35,10 +37,11 @@ PERIODIC_TOLERANCE = 1e-4
 class PlanSamples:
     """A plan at the simulator's steps.
 
-    ``times`` (n,) s from 0; ``states`` (n, nx) nominal states at ``times``;
-    ``torques`` (n, nu) and ``forces`` (n, nc, 3) (WORLD frame) at the
-    same times, the last knot excluded; ``stance`` (n, nc) the contact schedule of the knot interval
-    holding each time; ``dt`` the step; ``cycles`` how often the plan repeats;
+    ``n`` steps of ``dt`` s (all cycles): ``times`` (n + 1,) s from 0;
+    ``states`` (n + 1, nx) nominal states at ``times``; ``torques`` (n, nu)
+    and ``forces`` (n, nc, 3) (WORLD frame) held over each step (the plan's
+    at the step's start); ``stance`` (n, nc) the contact schedule of the knot
+    interval holding each step; ``cycles`` how often the plan repeats;
     ``knot_steps`` (cycles * (N - 1) + 1,) the step index of every knot.
     """
 
@@ -67,9 +70,8 @@ def periodic_mismatch(solution: Any) -> float:
     problem = legged_problem(solution)
     nq = problem.robot.nq
     x0, xf = solution.states[0], solution.states[-1]
-    joints = np.abs(xf[7:] - x0[7:]).max()
-    relative = quat_to_axis_angle(quat_mult(quat_conj(x0[3:7]), xf[3:7]))
-    return float(max(joints, np.abs(relative[:2]).max(), np.abs(xf[nq:] - x0[nq:]).max()))
+    roll_pitch = quat_to_axis_angle(quat_mult(quat_conj(x0[3:7]), xf[3:7]))[:2]
+    return float(max(np.abs(xf[7:nq] - x0[7:nq]).max(), np.abs(roll_pitch).max(), np.abs(xf[nq:] - x0[nq:]).max()))
 
 
 def _cycle_motion(states: np.ndarray) -> tuple:
@@ -97,7 +99,8 @@ def plan_timestep(solution: Any, target: float = 1e-3) -> float:
 def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
     """The plan of ``solution`` at steps of ``dt`` seconds, repeated ``cycles`` times (module docstring).
 
-    ``tf`` must be a whole number of steps (to 1e-9 relative). Raises
+    ``tf`` must be a whole number of steps (to 1e-9 relative; see
+    :func:`plan_timestep`). Raises
     ``ValueError`` for ``cycles > 1`` when the plan is not periodic (see
     :data:`PERIODIC_TOLERANCE`), e.g. the default ``go1-trot``, which ends
     moving; solve it with ``periodic=True``.
