@@ -2,8 +2,10 @@
 
 Each factory returns a :class:`trajopt.legged.LeggedProblem` (see its docstring
 for the constraints and cost) solved with trapezoidal collocation by default.
-The periodic gaits take ``N`` (knots) as an alternative to ``dt``.
-Defaults:
+The periodic gaits take ``N`` (knots) as an alternative to ``dt``, and
+``periodic=True`` (off by default) to end with the joint angles and all
+velocities they start with, so that the plan can be repeated cycle after
+cycle (:func:`trajopt.mujoco.track` with ``cycles``). Defaults:
 
 - ``go1-trot``: the gait crocoddyl is compared on: one cycle of 30 intervals of
   0.02 s (2 support knots, 13 knots with the FR+RL pair swinging, 2 support
@@ -25,32 +27,32 @@ from trajopt.legged import LeggedProblem, LeggedWeights, gait, jump
 from .registry import register
 
 
-def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: float, period: float, formulation: str, friction: str, problem_name: str, N: Optional[int]) -> LeggedProblem:
+def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: float, period: float, formulation: str, friction: str, problem_name: str, N: Optional[int], periodic: bool = False) -> LeggedProblem:
     """A periodic gait; a given ``N`` (knots) sets ``dt = cycles * period / (N - 1)``."""
     if N is not None:
         if not (isinstance(N, int) and N >= 3 and (N - 1) % cycles == 0):
             raise ValueError(f"N: expected an int >= 3 with N - 1 a multiple of cycles = {cycles}, got {N!r}")
         dt = cycles * period / (N - 1)
     schedule = gait(name, dt=dt, period=period, cycles=cycles)
-    return LeggedProblem(robot, schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, name=problem_name, N=N)
+    return LeggedProblem(robot, schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, periodic=periodic, name=problem_name, N=N)
 
 
 @register("go1-trot")
-def go1_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
+def go1_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
     """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m)."""
-    return _periodic_gait(Go1(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N)
+    return _periodic_gait(Go1(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
 
 
 @register("go1-pace")
-def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
+def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
     """Go1 pace: lateral leg pairs alternate."""
-    return _periodic_gait(Go1(mu=mu), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace", N)
+    return _periodic_gait(Go1(mu=mu), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace", N, periodic)
 
 
 @register("go1-bound")
-def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
+def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
     """Go1 bound: the front pair, then the hind pair."""
-    return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N)
+    return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N, periodic)
 
 
 @register("go1-jump")
@@ -76,6 +78,6 @@ def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], fo
 
 
 @register("go2-trot")
-def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None) -> LeggedProblem:
+def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
     """Go2 trot with go1-trot's gait."""
-    return _periodic_gait(Go2(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot", N)
+    return _periodic_gait(Go2(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot", N, periodic)

@@ -1,4 +1,4 @@
-"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]`` and ``trajopt view FILE``.
+"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]``, ``trajopt view FILE``, ``trajopt verify FILE``.
 
 ``trajopt solve`` builds a registered problem (:mod:`problems`) with the
 factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
@@ -22,6 +22,13 @@ without ``--overwrite``, a URDF that is not a quadruped), reported on one line
 of stderr before any solving. ``trajopt list --robots`` lists the quadrupeds
 of the installed example-robot-data.
 
+``trajopt verify FILE`` checks a saved legged solution in MuJoCo
+(:func:`trajopt.mujoco.verify`; its problem is rebuilt from the recipe saved
+in the file, :func:`problems.load_solution`): exit code 0 when the
+equation-of-motion residual is within 1e-6 m g and the tracked replay does
+not fall, 1 otherwise, 2 for a usage error (including a missing ``mujoco``
+extra).
+
 This module is the top of the import chain: nothing in :mod:`trajopt` imports it.
 """
 from __future__ import annotations
@@ -36,6 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Sequence
 
 import matplotlib
+import numpy as np
 
 import problems
 
@@ -63,6 +71,7 @@ examples:
   trajopt solve pendulum --N 81 --warm-start pendulum.npz --quiet
   trajopt solve quadrotor --param u_max=3 --transcription trapezoidal
   trajopt solve go1-trot --html trot.html --view
+  trajopt solve go1-jump --save jump.npz && trajopt verify jump.npz --plot jump-mujoco.png
 """
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -115,7 +124,24 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--replay", action="store_true", help="legged problems: replay the torques through the full dynamics and print the drift")
     add_viewer_options(group)
     add_view_parser(sub)
+    add_verify_parser(sub)
     return parser
+
+
+def add_verify_parser(sub: Any) -> None:
+    """The ``verify`` subcommand's arguments."""
+    check = sub.add_parser(
+        "verify",
+        help="check a saved legged solution in MuJoCo",
+        description="Check a saved legged solution with MuJoCo's dynamics (equation-of-motion residual, slip, friction, limits) "
+        "and replay it in MuJoCo's simulation, tracked by joint PD + feed-forward and with the feed-forward torques alone. Needs the mujoco extra.",
+    )
+    check.add_argument("file", metavar="FILE", help="a solution saved by `trajopt solve NAME --save FILE`")
+    check.add_argument("--kp", type=float, metavar="KP", help="joint stiffness of the tracked replay, N m/rad (default: the robot's)")
+    check.add_argument("--kd", type=float, metavar="KD", help="joint damping of the tracked replay, N m s/rad (default: the robot's)")
+    check.add_argument("--table", action="store_true", help="also print the checks and the drift at every knot")
+    check.add_argument("--plot", metavar="FILE", help=f"write the plan against the replays ({', '.join(FIGURE_EXTENSIONS)})")
+    check.add_argument("--overwrite", action="store_true", help="replace an existing --plot file")
 
 
 # ------------------------------------------------------------------ problems
@@ -450,6 +476,40 @@ def list_robots() -> int:
     return 0
 
 
+# ------------------------------------------------------------------ MuJoCo
+
+def verify_command(args: argparse.Namespace) -> int:
+    """Load, verify in MuJoCo, print (and plot); 0 when the plan passes, 1 otherwise (module docstring)."""
+    try:
+        from .mujoco.plot import plot_verification
+        from .mujoco.verify import verify
+    except ImportError as err:
+        raise UsageError(str(err)) from None
+    if args.plot is not None:
+        if Path(args.plot).exists() and not args.overwrite:
+            raise UsageError(f"--plot: {args.plot!r} exists; pass --overwrite to replace it")
+        try:
+            prepare_output_path(args.plot, args.overwrite, FIGURE_EXTENSIONS)
+        except (ValueError, OSError) as err:
+            raise UsageError(f"--plot: {err}") from None
+    for option in ("kp", "kd"):
+        value = getattr(args, option)
+        if value is not None and not (np.isfinite(value) and value >= 0):
+            raise UsageError(f"--{option}: expected a gain >= 0, got {value}")
+    try:
+        solution = problems.load_solution(args.file)
+        report = verify(solution, kp=args.kp, kd=args.kd)
+    except (OSError, ValueError, KeyError) as err:
+        raise UsageError(str(err)) from None
+    print(report.summary())
+    if args.table:
+        print(report.table())
+    if args.plot:
+        plot_verification(report, args.plot, overwrite=args.overwrite)
+        print(f"wrote {args.plot}")
+    return 0 if report.ok else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``trajopt`` with ``argv`` (default ``sys.argv[1:]``); return the exit code.
 
@@ -459,7 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")  # files only, never a window
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"list": list_command, "solve": solve_command, "view": view_command}
+    commands = {"list": list_command, "solve": solve_command, "view": view_command, "verify": verify_command}
     if args.command is None:
         parser.print_help()
         return 0

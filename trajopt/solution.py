@@ -9,7 +9,9 @@ continuous trajectory the transcription assumes between knots.
 
 Files (:meth:`Solution.save`) are one ``.npz`` archive: the arrays plus a
 ``metadata`` entry holding a JSON object with the scalars (floats written with
-``repr`` precision, so a round trip is bit-exact).
+``repr`` precision, so a round trip is bit-exact). For controllers,
+:meth:`Solution.to_csv` and :meth:`Solution.to_mujoco_keyframes` export the
+trajectory in a stated vector order (:mod:`trajopt.export`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
+from .export import mujoco_keyframes, write_csv, write_mujoco_keyframes
 from .transcription import get_transcription
 
 #: Format tag written into saved files.
@@ -134,6 +137,20 @@ class Solution:
         if problem is not None:
             sol.attach(problem)
         return sol
+
+    # ------------------------------------------------------------ export
+    def to_csv(self, path: str | os.PathLike, order: str = "nominal", dt: float | None = None, overwrite: bool = False) -> None:
+        """Write time, ``q``, ``v``, torques and contact forces as CSV in ``order``
+        (``"nominal"``, ``"pinocchio"`` or ``"mujoco"``), at the knots or every ``dt`` s
+        (:func:`trajopt.export.trajectory_table` documents the columns and frames)."""
+        write_csv(self, path, order, dt, overwrite)
+
+    def to_mujoco_keyframes(self, path: str | os.PathLike | None = None, dt: float | None = None, overwrite: bool = False) -> str:
+        """MJCF ``<keyframe>`` text (time, qpos, qvel, ctrl in MuJoCo's order) of the knots or
+        every ``dt`` s; also written to ``path`` when given (:func:`trajopt.export.mujoco_keyframes`)."""
+        if path is not None:
+            write_mujoco_keyframes(self, path, dt, overwrite)
+        return mujoco_keyframes(self, dt)
 
     def attach(self, problem: Any) -> "Solution":
         """Attach the problem this solution solves (checks N and sizes). Returns ``self``."""

@@ -1,0 +1,150 @@
+"""A legged plan sampled at the simulator's rate, optionally repeated for several cycles.
+
+:func:`sample_plan` evaluates a :class:`trajopt.Solution` of a
+:class:`trajopt.legged.LeggedProblem` with the transcription's own
+interpolation (:meth:`trajopt.Solution.evaluate`: for trapezoidal
+collocation, controls linear and states quadratic between knots) at every
+simulator step ``t_i = i dt``: the state the simulated one is compared with,
+and the torques and contact forces a controller holds over the step (as a
+real controller samples its reference; sampling at the middle of the step
+instead was measured to drift more: go1-trot 7.0 against 6.1 mm, go1-bound
+42 against 32 mm, with a PD 30 / 1 + feed-forward at 1 ms). Holding the
+knots' torques over whole knot intervals instead drifts far more (go1-jump
+53 against 14 mm: bench/mujoco_drift.py).
+
+A periodic plan (joint angles and all velocities at the end equal to those at
+the start) is repeated ``cycles`` times: cycle ``c`` is the plan moved by
+``G^c``, ``G`` the horizontal rigid motion (translation and yaw) taking the
+initial base pose to the final one; base velocities are in the body frame,
+so they carry over unchanged, and WORLD-frame forces are rotated by ``G``'s
+yaw.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lie import axis_angle_to_quat, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+
+#: Largest end-to-start difference (joint angles rad, velocities rad/s or m/s, roll and pitch rad)
+#: of a plan that :func:`sample_plan` repeats.
+PERIODIC_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True, eq=False)
+class PlanSamples:
+    """A plan at the simulator's steps.
+
+    ``n`` steps of ``dt`` s (all cycles): ``times`` (n + 1,) s from 0;
+    ``states`` (n + 1, nx) nominal states at ``times``; ``torques`` (n, nu)
+    and ``forces`` (n, nc, 3) (WORLD frame) held over each step (the plan's
+    at the step's start); ``stance`` (n, nc) the contact schedule of the knot
+    interval holding each step; ``cycles`` how often the plan repeats;
+    ``knot_steps`` (cycles * (N - 1) + 1,) the step index of every knot.
+    """
+
+    times: np.ndarray
+    states: np.ndarray
+    torques: np.ndarray
+    forces: np.ndarray
+    stance: np.ndarray
+    dt: float
+    cycles: int
+    knot_steps: np.ndarray
+
+
+def legged_problem(solution: Any) -> Any:
+    """The :class:`~trajopt.legged.LeggedProblem` attached to ``solution``; ``ValueError`` otherwise."""
+    problem = getattr(solution, "problem", None)
+    if problem is None:
+        raise ValueError("solution: no problem attached; load it with problems.load_solution(path) or Solution.load(path, problem=...)")
+    if not (hasattr(problem, "schedule") and hasattr(problem, "contact_model") and hasattr(problem.contact_model, "u_slice")):
+        raise ValueError(f"solution: expected a solution of a legged problem with joint torques (LeggedProblem), got one of {type(problem).__name__}")
+    return problem
+
+
+def periodic_mismatch(solution: Any) -> float:
+    """Largest difference between the plan's last and first knot in joint angles, velocities, roll and pitch."""
+    problem = legged_problem(solution)
+    nq = problem.robot.nq
+    x0, xf = solution.states[0], solution.states[-1]
+    roll_pitch = quat_to_axis_angle(quat_mult(quat_conj(x0[3:7]), xf[3:7]))[:2]
+    return float(max(np.abs(xf[7:nq] - x0[7:nq]).max(), np.abs(roll_pitch).max(), np.abs(xf[nq:] - x0[nq:]).max()))
+
+
+def _cycle_motion(states: np.ndarray) -> tuple:
+    """Yaw rotation (3x3, quaternion) and translation of the horizontal rigid motion from the first to the last base pose."""
+    q0, qf = states[0, 3:7], states[-1, 3:7]
+    yaw = quat_to_axis_angle(quat_mult(qf, quat_conj(q0)))[2]
+    quat = np.asarray(axis_angle_to_quat(np.array([0.0, 0.0, yaw])))
+    rot = quat_to_rot(quat)
+    return rot, quat, states[-1, :3] - rot @ states[0, :3]
+
+
+def plan_timestep(solution: Any, target: float = 1e-3) -> float:
+    """The simulator step closest to ``target`` from below that divides the plan's knot spacing.
+
+    ``h / ceil(h / target)`` (``h = tf / (N - 1)``): knots fall on steps, e.g.
+    1 ms for the Go1 problems (``h`` 0.02 s), 0.9941 ms for a trot scaled to
+    Solo12's legs (``h`` 0.01733 s).
+    """
+    if not (np.isfinite(target) and target > 0):
+        raise ValueError(f"target: expected a positive time step, got {target!r}")
+    h = solution.tf / (solution.N - 1)
+    return h / np.ceil(h / target * (1 - 1e-12))
+
+
+def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
+    """The plan of ``solution`` at steps of ``dt`` seconds, repeated ``cycles`` times (module docstring).
+
+    ``tf`` must be a whole number of steps (to 1e-9 relative; see
+    :func:`plan_timestep`). Raises
+    ``ValueError`` for ``cycles > 1`` when the plan is not periodic (see
+    :data:`PERIODIC_TOLERANCE`), e.g. the default ``go1-trot``, which ends
+    moving; solve it with ``periodic=True``.
+    """
+    problem = legged_problem(solution)
+    if not (isinstance(cycles, (int, np.integer)) and cycles >= 1):
+        raise ValueError(f"cycles: expected an integer >= 1, got {cycles!r}")
+    steps = solution.tf / dt if dt > 0 else np.nan
+    if not (np.isfinite(steps) and abs(steps - round(steps)) <= 1e-9 * steps and round(steps) >= 1):
+        raise ValueError(f"dt: the plan's duration tf = {solution.tf} s must be a whole number of steps, got dt = {dt!r}")
+    if cycles > 1:
+        mismatch = periodic_mismatch(solution)
+        if mismatch > PERIODIC_TOLERANCE:
+            raise ValueError(f"cycles: the plan is not periodic (its end differs from its start by {mismatch:.3g} in joint angles, velocities, roll or pitch; "
+                             f"tolerance {PERIODIC_TOLERANCE}): solve it with periodic=True to repeat it")
+    n = int(round(steps))
+    cm, robot = problem.contact_model, problem.robot
+    local = np.arange(n) * dt
+    X, W = solution.evaluate(local)
+    F = W[:, cm.f_slice].reshape(n, robot.nc, 3)
+    h = solution.tf / (solution.N - 1)
+    knots = np.minimum(np.floor(local / h + 1e-9).astype(int), solution.N - 2)
+    rot, quat, shift = _cycle_motion(solution.states)
+    motions = [(np.eye(3), np.array([1.0, 0.0, 0.0, 0.0]), np.zeros(3))]
+    for _ in range(cycles - 1):
+        r, q, p = motions[-1]
+        motions.append((rot @ r, np.asarray(quat_mult(quat, q)), rot @ p + shift))
+    states = [_moved(X, *motion) for motion in motions]
+    states.append(_moved(np.asarray(solution.evaluate(solution.tf)[0])[None], *motions[-1]))
+    return PlanSamples(
+        times=np.arange(n * cycles + 1) * dt,
+        states=np.vstack(states),
+        torques=np.tile(W[:, cm.u_slice], (cycles, 1)),
+        forces=np.concatenate([F @ r.T for r, _, _ in motions]),
+        stance=np.tile(problem.schedule.stance[knots], (cycles, 1)),
+        dt=float(dt),
+        cycles=int(cycles),
+        knot_steps=np.round(np.arange(cycles * (solution.N - 1) + 1) * h / dt).astype(int),
+    )
+
+
+def _moved(X: np.ndarray, rot: np.ndarray, quat: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """States (K, nx) with the base pose moved by the world-frame rigid motion ``(rot, quat, shift)``."""
+    out = np.array(X, dtype=float)
+    out[:, :3] = X[:, :3] @ rot.T + shift
+    out[:, 3:7] = np.array([quat_mult(quat, q) for q in X[:, 3:7]])
+    return out

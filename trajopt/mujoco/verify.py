@@ -1,0 +1,213 @@
+"""Check a legged plan with MuJoCo: its dynamics and contacts at the knots, and two replays.
+
+:func:`verify` evaluates at every knot, with MuJoCo's own functions on the
+model of :func:`.model.build_model`:
+
+- the equation-of-motion residual ``M qacc + qfrc_bias - tau - sum_i J_i^T f_i``
+  from the planned ``q``, ``v``, accelerations ``a`` (the control's ``a`` of
+  the ``"inverse"`` formulation, our forward dynamics for ``"forward"``),
+  torques and WORLD-frame contact forces; ``M`` from ``mj_fullM``, the bias
+  ``qfrc_bias``, ``J_i`` from ``mj_jac`` at the contact points, ``tau``
+  through the actuators' transmissions. MuJoCo's free joint differs from our
+  tangent (world-frame linear velocity), so ``qacc`` gets the ``w x v`` term
+  (:meth:`MujocoRobot.to_mujoco_acceleration`) and the residual is mapped back
+  by ``T^T`` (:meth:`MujocoRobot.velocity_transform`). Reported as
+  ``max |residual| / (m g)``;
+- for every contact: speed and displacement (since its stance began) of a
+  stance foot, penetration of the ground, the friction-cone excess
+  ``|f_t| - mu f_n`` in MuJoCo's cone (elliptic; or MuJoCo's pyramid
+  ``|f_x| + |f_y| <= mu f_n``), the normal force (negative is a unilateral
+  violation) and any force on a swing foot;
+- torques beyond the actuators' force ranges and joint angles beyond the joints' ranges.
+
+Then it replays the plan in MuJoCo's simulation (:func:`.track.track`) from
+its initial state: tracked by :class:`.track.PDFeedforward` (the robot's
+default gains unless given) and with the feed-forward torques alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import mujoco
+import numpy as np
+
+from .model import GRAVITY, MujocoRobot, build_model
+from .reference import legged_problem, plan_timestep
+from .track import Feedforward, PDFeedforward, TrackingResult, track
+
+#: Largest equation-of-motion residual (relative to m g) :attr:`VerificationReport.ok` accepts.
+EOM_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class KnotChecks:
+    """Per-knot checks in MuJoCo (NaN where a check does not apply).
+
+    ``eom_residual`` (N,) relative to ``m g``; ``stance_speed`` (N, nc) m/s
+    and ``stance_slip`` (N, nc) m of stance feet; ``penetration`` (N, nc) m
+    (depth below the ground, 0 above); ``friction_excess`` (N, nc) N
+    (positive: outside MuJoCo's cone); ``normal_force`` (N, nc) N of stance
+    feet; ``swing_force`` (N, nc) N (norm, swing feet); ``torque_excess``
+    (N, nu) N m and ``joint_excess`` (N, nj) rad (positive: beyond the limit).
+    """
+
+    times: np.ndarray
+    stance: np.ndarray
+    eom_residual: np.ndarray
+    stance_speed: np.ndarray
+    stance_slip: np.ndarray
+    penetration: np.ndarray
+    friction_excess: np.ndarray
+    normal_force: np.ndarray
+    swing_force: np.ndarray
+    torque_excess: np.ndarray
+    joint_excess: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class VerificationReport:
+    """The result of :func:`verify`: knot checks and the two replays (:class:`.track.TrackingResult`)."""
+
+    name: str
+    mass: float
+    cone: str
+    foot_names: tuple
+    knots: KnotChecks
+    tracked: TrackingResult
+    feedforward: TrackingResult
+
+    @property
+    def ok(self) -> bool:
+        """EOM residual within :data:`EOM_TOLERANCE` m g and no fall in the tracked replay."""
+        return bool(self.knots.eom_residual.max() <= EOM_TOLERANCE and not self.tracked.fell)
+
+    def worst(self) -> dict:
+        """Worst case of every check (floats; NaN-aware)."""
+        k = self.knots
+        return {
+            "eom_residual": float(k.eom_residual.max()),
+            "stance_speed": _nanmax(k.stance_speed),
+            "stance_slip": _nanmax(k.stance_slip),
+            "penetration": float(k.penetration.max()),
+            "friction_excess": _nanmax(k.friction_excess),
+            "min_normal_force": -_nanmax(-k.normal_force),
+            "swing_force": _nanmax(k.swing_force, empty=0.0),
+            "torque_excess": float(k.torque_excess.max()),
+            "joint_excess": float(k.joint_excess.max(initial=-np.inf)),
+        }
+
+    def summary(self) -> str:
+        """Worst cases and the replays, a few lines."""
+        w, k = self.worst(), self.knots
+        at = lambda a: int(np.unravel_index(np.nanargmax(a), a.shape)[0]) if np.isfinite(a).any() else -1  # noqa: E731
+        lines = [
+            f"MuJoCo verification of {self.name} ({len(k.times)} knots, m g = {self.mass * GRAVITY:.2f} N, {self.cone} cone)",
+            f"  EOM residual (mj_fullM, qfrc_bias, mj_jac)  {w['eom_residual']:.2e} m g (knot {at(k.eom_residual)}){'' if w['eom_residual'] <= EOM_TOLERANCE else '  ABOVE ' + f'{EOM_TOLERANCE:g}'}",
+            f"  stance feet: speed {w['stance_speed']:.2e} m/s (knot {at(k.stance_speed)}), slip {w['stance_slip']:.2e} m, ground penetration {w['penetration']:.2e} m",
+            f"  friction: worst |f_t| - mu f_n {w['friction_excess']:+.3g} N (knot {at(k.friction_excess)}), min normal force {w['min_normal_force']:.3g} N, swing-foot force {w['swing_force']:.2e} N",
+            f"  limits: torque {w['torque_excess']:+.3g} N m, joint angle {w['joint_excess']:+.3g} rad (positive = violated)",
+            f"  replay, {self.tracked.summary()}",
+            f"  replay, {self.feedforward.summary()}",
+        ]
+        return "\n".join(lines)
+
+    def table(self) -> str:
+        """One line per knot: time, stance, EOM residual, stance slip speed, friction excess, torque use, both replays' drift."""
+        k, T, F = self.knots, self.tracked, self.feedforward
+        head = f"{'k':>3} {'t [s]':>6} {'stance':<{k.stance.shape[1]}} {'EOM/mg':>8} {'slip m/s':>8} {'fric N':>7} {'tau N m':>7} {'PD mm':>6} {'PD deg':>6} {'FF mm':>6} {'FF deg':>6}"
+        rows = [head]
+        for j, t in enumerate(k.times):
+            drift = []
+            for result in (T, F):
+                step = result.knot_steps[j] if j < len(result.knot_steps) else None
+                drift += ["-", "-"] if step is None else [f"{1e3 * result.base_position_error[step]:.1f}", f"{np.degrees(result.base_orientation_error[step]):.2f}"]
+            stance = "".join("#" if s else "-" for s in k.stance[j])
+            rows.append(
+                f"{j:>3} {t:6.3f} {stance} {k.eom_residual[j]:8.1e} {_text(_nanmax(k.stance_speed[j]), '8.1e')} {_text(_nanmax(k.friction_excess[j]), '+7.2f')} "
+                f"{k.torque_excess[j].max():+7.2f} {drift[0]:>6} {drift[1]:>6} {drift[2]:>6} {drift[3]:>6}"
+            )
+        return "\n".join(rows)
+
+
+def _nanmax(a: np.ndarray, empty: float = float("nan")) -> float:
+    """Largest finite entry of ``a``; ``empty`` when it has none."""
+    a = np.asarray(a, dtype=float)
+    return float(np.nanmax(a)) if np.isfinite(a).any() else empty
+
+
+def _text(value: float, fmt: str) -> str:
+    width = int(fmt.lstrip("+").split(".")[0])
+    return f"{value:{fmt}}" if np.isfinite(value) else "-".rjust(width)
+
+
+def verify(solution: Any, robot: Optional[MujocoRobot] = None, kp: Any = None, kd: Any = None) -> VerificationReport:
+    """Verify ``solution`` (a legged plan with its problem attached) in MuJoCo (module docstring).
+
+    ``robot`` defaults to :func:`.model.build_model` of the plan's robot
+    with steps of :func:`.reference.plan_timestep` (about 1 ms);
+    ``kp``, ``kd`` are the PD gains of the tracked replay (default: the
+    robot's, :data:`.track.DEFAULT_GAINS`).
+    """
+    problem = legged_problem(solution)
+    robot = robot or build_model(problem.robot, timestep=plan_timestep(solution))
+    checks = knot_checks(robot, problem, solution)
+    tracked = track(solution, PDFeedforward(kp, kd), robot=robot)
+    feedforward = track(solution, Feedforward(), robot=robot)
+    cone = "elliptic" if robot.model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC else "pyramidal"
+    return VerificationReport(problem.name, robot.mass, cone, tuple(problem.robot.kinematics_bodies), checks, tracked, feedforward)
+
+
+def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
+    """The per-knot checks of :func:`verify` (module docstring)."""
+    model, ours, cm = robot.model, robot.robot, problem.contact_model
+    data = mujoco.MjData(model)
+    X, W = np.asarray(solution.states), np.asarray(solution.controls)
+    N, nc, nq = X.shape[0], ours.nc, ours.nq
+    stance = np.asarray(problem.schedule.stance, dtype=bool)
+    mu = model.geom_friction[robot.contact_geoms, 0]
+    weight = robot.mass * GRAVITY
+    M = np.zeros((model.nv, model.nv))
+    dof = model.jnt_dofadr[model.actuator_trnid[:, 0]]
+    gear = model.actuator_gear[:, 0]
+    limited = np.flatnonzero(model.jnt_limited.astype(bool) & (model.jnt_type != mujoco.mjtJoint.mjJNT_FREE))
+    out = {name: np.full((N, nc), np.nan) for name in ("speed", "slip", "friction", "normal", "swing")}
+    eom, penetration = np.zeros(N), np.zeros((N, nc))
+    torque_excess, joint_excess = np.zeros((N, ours.nu)), np.zeros((N, len(limited)))
+    stance_start = np.zeros((nc, 3))
+    pyramid = model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+    for k in range(N):
+        x, w = X[k], W[k]
+        u, f = w[cm.u_slice], w[cm.f_slice].reshape(nc, 3)
+        a = w[cm.a_slice] if cm.a_slice.stop > cm.a_slice.start else np.asarray(ours.forward_dynamics(x, ours.B_func() @ u, forces=w[cm.f_slice])).reshape(-1)
+        robot.set_state(data, x)
+        mujoco.mj_forward(model, data)
+        mujoco.mj_fullM(model, data, M)
+        jac = robot.contact_jacobians(data)
+        qfrc = np.zeros(model.nv)
+        np.add.at(qfrc, dof, gear * robot.to_ctrl(u))
+        residual = M @ robot.to_mujoco_acceleration(x, a) + data.qfrc_bias - qfrc - np.einsum("cij,ci->j", jac, f)
+        eom[k] = np.abs(robot.velocity_transform(x[:nq]).T @ residual).max() / weight
+        points = robot.contact_points(data)
+        penetration[k] = np.maximum(-points[:, 2], 0.0)
+        for i in range(nc):
+            if not stance[k, i]:
+                out["swing"][k, i] = np.linalg.norm(f[i])
+                continue
+            if k == 0 or not stance[k - 1, i]:
+                stance_start[i] = points[i]
+            out["speed"][k, i] = np.linalg.norm(jac[i] @ data.qvel)
+            out["slip"][k, i] = np.linalg.norm(points[i] - stance_start[i])
+            tangent = np.abs(f[i, :2]).sum() if pyramid else np.linalg.norm(f[i, :2])
+            out["friction"][k, i] = tangent - mu[i] * f[i, 2]
+            out["normal"][k, i] = f[i, 2]
+        ctrl = robot.to_ctrl(u)
+        bound = np.where(model.actuator_forcelimited.astype(bool), model.actuator_forcerange[:, 1], np.inf)
+        torque_excess[k] = (np.abs(ctrl) - bound)[robot.u_inverse]
+        qpos = data.qpos[model.jnt_qposadr[limited]]
+        joint_excess[k] = np.maximum(model.jnt_range[limited, 0] - qpos, qpos - model.jnt_range[limited, 1])
+    return KnotChecks(
+        times=np.asarray(solution.times, dtype=float), stance=stance, eom_residual=eom, stance_speed=out["speed"], stance_slip=out["slip"],
+        penetration=penetration, friction_excess=out["friction"], normal_force=out["normal"], swing_force=out["swing"],
+        torque_excess=torque_excess, joint_excess=joint_excess,
+    )
