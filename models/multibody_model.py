@@ -42,7 +42,7 @@ from lie import LieState, UnitQuaternion
 from lie import _backend as B
 from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
-from .compiled import DEFAULT_OPT, compile_function
+from .compiled import DEFAULT_OPT, compile_functions
 from .lie_group_model import LieGroupModel
 from .multibody import RigidBodyTree
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
@@ -261,19 +261,19 @@ class MultibodyModel(LieGroupModel):
     ) -> List[str]:
         """Evaluate numeric calls of ``keys`` (default :data:`HOT_FUNCTIONS`) through compiled C.
 
-        Each function is generated as C, compiled once and cached on disk by
-        :func:`models.compiled.compile_function` (``opt``, ``cache_dir`` and
-        ``compiler`` go there). Symbolic calls keep using the CasADi functions
-        (they carry derivatives); the compiled ones are
+        Each function is generated as C, compiled once (all of them in
+        parallel) and cached on disk by :func:`models.compiled.compile_functions`
+        (``opt``, ``cache_dir`` and ``compiler`` go there). Symbolic calls keep
+        using the CasADi functions (they carry derivatives); the compiled ones are
         ``casadi_function(key + COMPILED)``. Without a working compiler a
         :class:`models.compiled.CompilerWarning` is issued and the virtual
-        machine keeps serving. Returns the keys now running compiled code.
+        machine keeps serving (one warning for all keys). Returns the keys now
+        running compiled code.
         """
-        keys = HOT_FUNCTIONS if keys is None else keys
+        keys = list(HOT_FUNCTIONS if keys is None else keys)
+        functions = [self.casadi_function(key) for key in keys]
         done = []
-        for key in keys:
-            f = self.casadi_function(key)
-            compiled = compile_function(f, opt=opt, cache_dir=cache_dir, compiler=compiler)
+        for key, f, compiled in zip(keys, functions, compile_functions(functions, opt=opt, cache_dir=cache_dir, compiler=compiler)):
             if compiled is not f:
                 self._functions[key + COMPILED] = compiled
                 done.append(key)
