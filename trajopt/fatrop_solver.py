@@ -69,13 +69,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import casadi as ca
 import numpy as np
 
 from .nlp import NLP
 from .solver import IpoptSolver
+from .solver_options import casadi_message, check_nlpsol_options
 
 #: fatrop options used unless overridden by ``options`` (fatrop's own names: ``tol``, ``max_iter``, ``mu_init``, ...).
 DEFAULT_FATROP_OPTIONS: Dict[str, Any] = {"tol": 1e-8, "max_iter": 1000}
@@ -266,6 +267,11 @@ class FatropSolver(IpoptSolver):
         self._functions = {} if self._nlp_function is None else fatrop_functions(self.nlp, self._nlp_function, self._stagewise_options, self.layout.rows)
         self.build_time += time.perf_counter() - start
 
+    @staticmethod
+    def check_options(options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
+        """Raise ``ValueError`` naming the ``nlpsol_options`` CasADi's fatrop interface does not know (fatrop's own are checked when it is built)."""
+        check_nlpsol_options(nlpsol_options, "fatrop")
+
     def _solver(self, warm: bool) -> Any:
         """The fatrop ``nlpsol`` behind :class:`_InNlpOrder` (built on first use; the same for warm starts).
 
@@ -291,7 +297,7 @@ class FatropSolver(IpoptSolver):
             try:
                 solver = ca.nlpsol("trajopt_fatrop", "fatrop", problem, opts)
             except RuntimeError as err:
-                raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {err}") from None
+                raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {casadi_message(err)}") from None
             self._solvers[False] = self._solvers[True] = _InNlpOrder(solver, layout.rows)
             self.build_time += time.perf_counter() - start
         return self._solvers[warm]

@@ -39,7 +39,10 @@ is left alone.
 
 A failed solve never raises: the :class:`Solution` carries IPOPT's status,
 ``success = False`` and the last iterate (design rule 6). Bad arguments raise
-``ValueError`` naming the argument.
+``ValueError`` naming the argument; IPOPT options are checked against IPOPT
+before the NLP is built (:mod:`trajopt.solver_options`). Ctrl-C stops IPOPT
+and raises :class:`trajopt.interrupt.SolveInterrupted` (a ``KeyboardInterrupt``)
+carrying the last iterate.
 """
 from __future__ import annotations
 
@@ -53,9 +56,11 @@ import casadi as ca
 import numpy as np
 
 from .derivatives import available_cores, stagewise_nlp
+from .interrupt import SolveInterrupted, watch_interrupts
 from .nlp import NLP
 from .problem import Problem
 from .solution import Solution
+from .solver_options import casadi_message, check_ipopt_options, check_nlpsol_options
 from .transcription import Transcription
 
 #: IPOPT options used unless overridden by ``options``.
@@ -158,6 +163,7 @@ class IpoptSolver:
             raise ValueError(f"derivatives: expected 'stagewise' or 'casadi', got {derivatives!r}")
         if compile and derivatives != "stagewise":
             raise ValueError("compile: compiles the stage-wise functions; it needs derivatives='stagewise'")
+        self.check_options(options, nlpsol_options)
         start = time.perf_counter()
         single_threaded_casadi_blas()
         self.problem = problem
@@ -169,6 +175,12 @@ class IpoptSolver:
         self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads) if derivatives == "stagewise" else (None, {})
         self._solvers: Dict[bool, ca.Function] = {}
         self.build_time = time.perf_counter() - start
+
+    @staticmethod
+    def check_options(options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
+        """Raise ``ValueError`` naming each option IPOPT or ``casadi.nlpsol`` would refuse (:mod:`trajopt.solver_options`), before any building."""
+        check_ipopt_options(options)
+        check_nlpsol_options(nlpsol_options, "ipopt")
 
     def _solver(self, warm: bool) -> ca.Function:
         """The ``casadi.nlpsol`` (built on first use, its time added to ``build_time``; warm-start options when ``warm``)."""
@@ -186,7 +198,7 @@ class IpoptSolver:
                         raise
                     solver = ca.nlpsol("trajopt", "ipopt", nlp, {**opts, "expand": False})  # not SX-expandable
             except RuntimeError as err:
-                raise ValueError(f"options: CasADi could not build the IPOPT solver with ipopt={ipopt!r}: {err}") from None
+                raise ValueError(f"options: CasADi could not build the IPOPT solver with ipopt={ipopt!r}: {casadi_message(err)}") from None
             self._solvers[warm] = solver
             self.build_time += time.perf_counter() - start
         return self._solvers[warm]
@@ -231,7 +243,8 @@ class IpoptSolver:
         p = nlp.parameters()
         start = time.perf_counter()
         try:
-            res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
+            with watch_interrupts() as interrupt:  # Ctrl-C stops IPOPT; SolveInterrupted is raised below
+                res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
             stats = solver.stats()
             w, lam_x, lam_g = (np.asarray(res[k]).reshape(-1) for k in ("x", "lam_x", "lam_g"))
             objective, status, success, iters = float(res["f"]), str(stats["return_status"]), bool(stats["success"]), int(stats.get("iter_count", 0))
@@ -243,7 +256,7 @@ class IpoptSolver:
         g = np.asarray(nlp.g_function()(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
         max_violation, knot_violation = nlp.violation(w, g)
         traj = nlp.unpack(nlp.normalized(w))
-        return Solution(
+        solution = Solution(
             times=self.problem.times(traj.tf),
             states=traj.states,
             controls=traj.controls,
@@ -267,6 +280,10 @@ class IpoptSolver:
             problem_recipe=dict(self.problem.recipe or {}),
             problem=self.problem,
         )
+        if interrupt.interrupted:
+            solution.status, solution.success = "Interrupted", False
+            raise SolveInterrupted(solution)
+        return solution
 
 
 def solve(
