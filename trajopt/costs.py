@@ -38,8 +38,9 @@ def weight_matrix(W: Any, n: int, name: str) -> np.ndarray:
     B.check_finite(W, name)
     if not np.allclose(W, W.T, rtol=0, atol=1e-12 * max(1.0, np.abs(W).max())):
         raise ValueError(f"{name}: expected a symmetric matrix")
-    if np.linalg.eigvalsh(W).min() < -1e-12 * max(1.0, np.abs(W).max()):
-        raise ValueError(f"{name}: expected a positive semi-definite matrix")
+    smallest = np.linalg.eigvalsh(W).min()
+    if smallest < -1e-12 * max(1.0, np.abs(W).max()):
+        raise ValueError(f"{name}: expected a positive semi-definite matrix, got one with eigenvalue {smallest:.6g}")
     return W
 
 

@@ -20,6 +20,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from lie import _backend as B
+
 from .constraints import Constraint, GoalConstraint, ResolvedConstraint
 from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
@@ -216,12 +218,13 @@ class Problem:
         Quaternions in the guess are normalized. Returns ``self``.
         """
         if states is not None:
-            X = np.asarray(states, dtype=float)
-            if X.shape != (self.N, self.nx) or not np.isfinite(X).all():
-                raise ValueError(f"states: expected a finite array of shape ({self.N}, {self.nx}), got {X.shape}")
+            X = B.numeric_array(states, "states")
+            if X.shape != (self.N, self.nx):
+                raise ValueError(f"states: expected shape ({self.N}, {self.nx}), got {X.shape}")
+            B.check_finite(X, "states")
             self._guess_states = normalize_quaternions(self.model, X)
         if controls is not None:
-            self._guess_controls = per_knot(controls, self.N, self.nu, "controls")
+            self._guess_controls = B.check_finite(per_knot(controls, self.N, self.nu, "controls"), "controls")
         return self
 
     def goal(self) -> Optional[np.ndarray]:

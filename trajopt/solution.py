@@ -206,7 +206,8 @@ def _read(path: str | os.PathLike) -> Tuple[Dict[str, Any], Dict[str, np.ndarray
     try:
         archive = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{where} is not a trajopt solution file (not a numpy .npz archive: {err})") from None
+        reason = "" if "pickle" in str(err) else f": {err}"  # numpy takes any other file for a pickle, which is never read
+        raise ValueError(f"{where} is not a trajopt solution file (not a numpy .npz archive{reason})") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise ValueError(f"{where} is not a trajopt solution file (it holds one numpy array, not an .npz archive)")
     with archive:
