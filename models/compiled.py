@@ -262,7 +262,11 @@ def _entry_lock(path: Path) -> Iterator[None]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError as err:  # a filesystem without locks (some network mounts): builds may repeat, never corrupt
+                if err.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                    raise
         yield
     finally:
         os.close(fd)  # releases the lock

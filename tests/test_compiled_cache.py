@@ -126,6 +126,48 @@ def test_two_processes_compile_one_entry_once(tmp_path: Path) -> None:
     assert runs(log) == len(KEYS)
 
 
+def _solve_compiled_in_process(cache: str, compiler: str, barrier: Any, queue: Any) -> None:
+    """Worker (spawned process): build the cartpole NLP with compiled stage functions at the same time as the other worker."""
+    os.environ["TRAJOPT_CACHE"], os.environ["CC"] = cache, compiler
+    import problems
+    from trajopt import IpoptSolver
+
+    problem = problems.get("cartpole", N=21)
+    barrier.wait()
+    start = time.time()
+    solver = IpoptSolver(problem, compile=True)
+    end = time.time()
+    solution = solver.solve()
+    queue.put({"start": start, "end": end, "status": solution.status, "primal": solution.primal.tolist()})
+
+
+def test_two_processes_build_the_same_compiled_nlp_once(tmp_path: Path) -> None:
+    """Two processes (as Dask workers would) compile the same NLP stage functions at once: one gcc run per function."""
+    import problems
+    from trajopt import IpoptSolver
+
+    cache = tmp_path / "cache"
+    compiler, log = wrapper_compiler(tmp_path / "bin", delay=0.5)
+    ctx = multiprocessing.get_context("spawn")
+    barrier, queue = ctx.Barrier(2), ctx.Queue()
+    workers = [ctx.Process(target=_solve_compiled_in_process, args=(str(cache), str(compiler), barrier, queue)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    results = [queue.get(timeout=300) for _ in workers]
+    for w in workers:
+        w.join(timeout=30)
+        assert w.exitcode == 0
+    found = entries(cache)
+    assert found["libraries"] and runs(log) == len(found["libraries"]) == len(found["checksums"]) and not found["builds"]
+    first, second = sorted(results, key=lambda r: r["end"])
+    assert second["start"] < first["end"], "the two builds did not overlap"
+    reference = IpoptSolver(problems.get("cartpole", N=21)).solve()  # the virtual machine, in this process
+    for result in results:
+        assert result["status"] == reference.status == "Solve_Succeeded"
+        primal = np.asarray(result["primal"])
+        assert np.all(np.abs(primal - reference.primal) <= EXACT * np.maximum(1.0, np.abs(reference.primal)))
+
+
 def test_threads_compile_one_entry_once(tmp_path: Path) -> None:
     """Within one process, concurrent builders of one entry (threads) also wait for each other."""
     compiler, log = wrapper_compiler(tmp_path / "bin", delay=0.5)
