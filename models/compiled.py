@@ -72,7 +72,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import casadi as ca
 
@@ -272,7 +272,7 @@ def _entry_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _compile(f: ca.Function, exe: str, opt: str, library: Path, entry: str) -> tuple:
+def _compile(f: ca.Function, exe: str, opt: str, library: Path, entry: str) -> Tuple[float, float]:
     """Generate C and compile it in a temporary folder beside ``library``, then publish checksum and library. Returns the two timings."""
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=f".{entry}.build-") as tmp:
         t0 = time.perf_counter()
