@@ -143,6 +143,8 @@ class DoublePendulum(PointMassChain):
 
     def __init__(self, masses: Sequence[float] = (1.0, 1.0), lengths: Sequence[float] = (1.0, 1.0), actuated: Sequence[int] = (0, 1), u_max: float = np.inf) -> None:
         self.lengths = tuple(B.real(l, "lengths", lower=0.0, strict=True) for l in lengths)
+        if isinstance(actuated, (str, bytes)) or not set(actuated) <= {0, 1} or len(set(actuated)) != len(actuated):
+            raise ValueError(f"actuated: expected distinct joint indices among (0, 1), got {actuated!r}")
         super().__init__(masses, np.eye(2)[:, list(actuated)], u_max)
 
     def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:

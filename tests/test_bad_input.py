@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple, Type
 
@@ -29,7 +29,9 @@ import pytest
 import lie
 import problems
 from lie import LieState, QuatState, RBState, UnitQuaternion
-from models import Cartpole, FloatingBaseModel, Go1, Humanoid, LeggedRobot, MultibodyModel, Pendulum, Quadrotor
+from models import Cartpole, DoublePendulum, FloatingBaseModel, FloatingBody, Go1, Go2, Hand, Humanoid, LeggedRobot, MultibodyModel, MultibodyQuadrotor, Pendulum, Quadrotor, WheeledBiped, pendulum_multibody
+from models.hand import HandDimensions
+from models.wheeled_biped import BipedDimensions
 from models import pinocchio_builders as builders
 from models.robot_data import load_pinocchio_model, urdf_path
 from trajopt import (
@@ -269,6 +271,18 @@ def cases(tmp: Path) -> List[Case]:
         Case("FloatingBaseModel-formulation", lambda: FloatingBaseModel(go1(), point_contacts=["FL_foot"], formulation="magic"), ValueError, "formulation"),
         Case("FloatingBaseModel-contacts", lambda: FloatingBaseModel(go1(), point_contacts=["tail"]), ValueError, "point_contacts"),
         Case("Quadrotor-rotation-type", lambda: Quadrotor(rotation=42), ValueError, "rotation"),
+        Case("DoublePendulum-actuated", lambda: DoublePendulum(actuated=(2,)), ValueError, "actuated"),
+        Case("FloatingBody-mass", lambda: FloatingBody(mass=-1.0), ValueError, "mass"),
+        Case("FloatingBody-inertia", lambda: FloatingBody(inertia=(1.0, 2.0)), ValueError, "inertia"),
+        Case("MultibodyQuadrotor-arm_length", lambda: MultibodyQuadrotor(arm_length=-0.1), ValueError, "arm_length"),
+        Case("pendulum_multibody-mass", lambda: pendulum_multibody(mass=0.0), ValueError, "mass"),
+        Case("Hand-dims-type", lambda: Hand(dims={"fingers": 4}), TypeError, "dims"),
+        Case("Hand-dims-length", lambda: Hand(dims=replace(HandDimensions(), phalanx_lengths=(-0.04, 0.03, 0.025))), ValueError, "phalanx_lengths"),
+        Case("Hand.curl-angle", lambda: Hand().curl("closed"), TypeError, "angle"),
+        Case("WheeledBiped-dims", lambda: WheeledBiped(dims=replace(BipedDimensions(), wheel_radius=0.0)), ValueError, "wheel_radius"),
+        Case("WheeledBiped-kinematics", lambda: WheeledBiped(kinematics="hub"), ValueError, "kinematics"),
+        Case("Humanoid-mu", lambda: Humanoid(mu=-1.0), ValueError, "mu"),
+        Case("Go2-mu-type", lambda: Go2(mu="high"), TypeError, "mu"),
         # ---- Problem and its add_* methods
         Case("Problem-model", lambda: Problem("quadrotor", N=11, tf=1.0), TypeError, "model"),
         Case("Problem-N", lambda: Problem(quadrotor(), N=1, tf=1.0), ValueError, "N"),
