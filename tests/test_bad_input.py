@@ -358,6 +358,12 @@ def cases(tmp: Path) -> List[Case]:
         Case("problems.get-shift", lambda: problems.get("humanoid-shift", shift=(0.0, 1.0)), ValueError, "shift"),
         Case("problems.get-checkpoints", lambda: problems.get("quadrotor-flip", checkpoints=0), ValueError, "checkpoints"),
         Case("problems.get-u_max", lambda: problems.get("cartpole", u_max=0.0), ValueError, "u_max"),
+        Case("problems.get-robot", lambda: problems.get("trot", robot="go3"), ValueError, "robot"),
+        Case("problems.get-urdf", lambda: problems.get("pace", urdf=str(tmp / "missing.urdf")), FileNotFoundError, "urdf"),
+        Case("problems.get-feet", lambda: problems.get("trot", robot="go1", feet=["a", "b", "c", "d"]), ValueError, "feet"),
+        Case("LeggedRobot.from_urdf-missing", lambda: LeggedRobot.from_urdf(tmp / "missing.urdf"), FileNotFoundError, "urdf"),
+        Case("LeggedRobot.from_urdf-not-quadruped", lambda: LeggedRobot.from_urdf(urdf_file(tmp, "<robot name='r'><link name='a'/></robot>")), ValueError, "quadruped"),
+        Case("LeggedRobot.from_robot_data-name", lambda: LeggedRobot.from_robot_data("go3"), ValueError, "name"),
         Case("problems.get-friction", lambda: problems.get("go1-bound", friction="ice"), ValueError, "friction"),
         # ---- Solution.load and files
         Case("load-missing", lambda: Solution.load(tmp / "missing.npz"), FileNotFoundError, "path"),
