@@ -21,13 +21,45 @@ def is_symbolic(*xs: Any) -> bool:
     return any(isinstance(x, (ca.SX, ca.MX)) for x in xs)
 
 
-def vector(x: ArrayLike, n: int | None = None, name: str = "x") -> Any:
+def describe(x: Any) -> str:
+    """A short description of a value for error messages: its type and (shortened) repr."""
+    text = repr(x)
+    return f"{type(x).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def numeric_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float array (a ``casadi.DM`` too); ``TypeError`` naming ``name`` for non-numeric data.
+
+    Strings, ``None``, mappings and objects numpy cannot read as real numbers
+    are type errors; values are not checked (see :func:`check_finite`).
+    """
+    if x is None or isinstance(x, (str, bytes, dict, set)) or is_symbolic(x):
+        raise TypeError(f"{name}: expected real numbers, got {describe(x)}")
+    try:
+        return np.asarray(x.full() if isinstance(x, ca.DM) else x, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected real numbers, got {describe(x)}") from None
+
+
+def check_finite(arr: np.ndarray, name: str, allow_inf: bool = False) -> np.ndarray:
+    """``arr`` unchanged; ``ValueError`` naming ``name`` and the first NaN (or, unless ``allow_inf``, infinite) entry otherwise."""
+    bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = arr[index]
+        where = f"index {index[0]}" if len(index) == 1 else f"index {index}"
+        raise ValueError(f"{name}: contains {'NaN' if np.isnan(value) else value} at {where}; expected finite values")
+    return arr
+
+
+def vector(x: ArrayLike, n: int | None = None, name: str = "x", finite: bool = True) -> Any:
     """Validate a vector argument and return it in canonical form.
 
     Numeric input becomes a 1-D float array; symbolic input must be a column
     (or row, which is transposed) vector. ``n`` checks the length. Raises
     ``ValueError`` naming ``name`` with the expected and actual shape, and for
-    numeric input containing NaN.
+    numeric input containing NaN or (when ``finite``, e.g. not for bounds) inf;
+    ``TypeError`` for non-numeric input.
     """
     if is_symbolic(x):
         if x.shape[1] != 1 and x.shape[0] == 1:
@@ -36,29 +68,49 @@ def vector(x: ArrayLike, n: int | None = None, name: str = "x") -> Any:
             want = f"({n},)" if n is not None else "a vector"
             raise ValueError(f"{name}: expected shape {want}, got {x.shape}")
         return x
-    arr = np.asarray(x.full() if isinstance(x, ca.DM) else x, dtype=float)
+    arr = numeric_array(x, name)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
         want = f"({n},)" if n is not None else "a 1-D vector"
         raise ValueError(f"{name}: expected shape {want}, got {arr.shape}")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
-    return arr
+    return check_finite(arr, name, allow_inf=not finite)
 
 
 def matrix(x: ArrayLike, shape: tuple[int, int] | None = None, name: str = "A") -> Any:
-    """Validate a matrix argument (numeric -> 2-D float array, symbolic kept)."""
+    """Validate a matrix argument (numeric -> finite 2-D float array, symbolic kept); errors as :func:`vector`."""
     if is_symbolic(x):
         if shape is not None and tuple(x.shape) != tuple(shape):
             raise ValueError(f"{name}: expected shape {shape}, got {x.shape}")
         return x
-    arr = np.asarray(x.full() if isinstance(x, ca.DM) else x, dtype=float)
+    arr = numeric_array(x, name)
     if arr.ndim != 2 or (shape is not None and arr.shape != tuple(shape)):
         raise ValueError(f"{name}: expected shape {shape or '2-D'}, got {arr.shape}")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
-    return arr
+    return check_finite(arr, name)
+
+
+def real(x: Any, name: str, lower: float | None = None, strict: bool = False, allow_inf: bool = False) -> float:
+    """A real number argument as ``float``: not a bool, finite (unless ``allow_inf``; never NaN),
+    and ``> lower`` (``strict``) or ``>= lower``. ``TypeError`` / ``ValueError`` naming ``name``."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: expected a real number, got {describe(x)}")
+    value = float(x)
+    if np.isnan(value) or (np.isinf(value) and not allow_inf):
+        raise ValueError(f"{name}: expected a finite number, got {value}")
+    if lower is not None and (value <= lower if strict else value < lower):
+        raise ValueError(f"{name}: expected a number {'>' if strict else '>='} {lower:g}, got {value:g}")
+    return value
+
+
+def time_argument(t: Any, name: str = "t") -> Any:
+    """A time argument: a symbolic scalar as it is, else a finite real number (errors as :func:`real`)."""
+    if is_symbolic(t):
+        if t.numel() != 1:
+            raise ValueError(f"{name}: expected a scalar, got shape {t.shape}")
+        return t
+    if isinstance(t, (np.ndarray, ca.DM)) and np.size(t) == 1:
+        t = float(np.asarray(t.full() if isinstance(t, ca.DM) else t).reshape(-1)[0])
+    return real(t, name)
 
 
 def vcat(items: Sequence[Any]) -> Any:

@@ -14,7 +14,10 @@ Vector parts are subtracted as they are (world frame for positions);
 rotations use the body-frame axis-angle error (full angle, 4x RobotDynamics'
 Cayley weights, see :mod:`lie.cayley`). ``apply_dx(x0, state_error(x, x0)) ==
 x`` up to quaternion sign (MRP shadow set), and ``state_error(apply_dx(x0,
-dx), x0) == dx`` for rotation steps ``|dphi| < pi``. Jacobians::
+dx), x0) == dx`` for rotation steps ``|dphi| < pi`` (tests/test_properties.py);
+for MRPs both hold away from the singularity of :meth:`lie.MRP.compose`, a
+product ``q0 exp(dphi)`` at ``-1`` (``x0`` on the shadow boundary ``|p| = 1``
+turned back by pi). Jacobians::
 
     error_jacobian(x)   = d apply_dx(x, dx)/d dx at dx = 0   (n x m), blkdiag(I, K(p_1), I, ...)
     error_jacobian_T(x) = d state_error(y, x)/d y at y = x   (m x n), blkdiag(I, K(p_1)^-1, I, ...)

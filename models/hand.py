@@ -38,6 +38,8 @@ import coal
 import numpy as np
 import pinocchio as pin
 
+from lie import _backend as B
+
 from .multibody_model import MultibodyModel
 
 
@@ -55,6 +57,18 @@ class HandDimensions:
     joint_limits: Tuple[float, float] = (-0.5, 2.0)
     effort_limit: float = 1.0
     velocity_limit: float = 20.0
+
+    def __post_init__(self) -> None:
+        for name in ("palm_half_width", "palm_radius", "phalanx_radius", "density", "effort_limit", "velocity_limit"):
+            B.real(getattr(self, name), name, lower=0.0, strict=True)
+        for name, size in (("palm_x", 2), ("phalanx_lengths", 3), ("joint_limits", 2)):
+            B.vector(getattr(self, name), size, name)
+        if min(self.phalanx_lengths) <= 0:
+            raise ValueError(f"phalanx_lengths: expected positive lengths, got {self.phalanx_lengths}")
+        if not self.joint_limits[0] < self.joint_limits[1]:
+            raise ValueError(f"joint_limits: expected lower < upper, got {self.joint_limits}")
+        if not B.vector(self.finger_y, None, "finger_y").size:
+            raise ValueError("finger_y: expected at least one finger")
 
 
 def _rotation_z_to(axis: str) -> np.ndarray:
@@ -114,6 +128,8 @@ class Hand(MultibodyModel):
     """
 
     def __init__(self, dims: HandDimensions = HandDimensions()) -> None:
+        if not isinstance(dims, HandDimensions):
+            raise TypeError(f"dims: expected a HandDimensions, got {type(dims).__name__}")
         pin_model, geometry = hand_model(dims)
         tips = [f"finger{i}_tip" for i in range(1, len(dims.finger_y) + 1)]
         super().__init__(pin_model, kinematics_bodies=tips, name="hand")
@@ -122,5 +138,8 @@ class Hand(MultibodyModel):
 
     def curl(self, angle: float | np.ndarray) -> np.ndarray:
         """Configuration (nq,) with every finger joint at ``angle`` (scalar, or (3,) per phalanx)."""
-        per_finger = np.broadcast_to(np.asarray(angle, dtype=float), (3,))
+        angles = B.numeric_array(angle, "angle")
+        if angles.shape not in ((), (1,), (3,)):
+            raise ValueError(f"angle: expected a scalar or shape (3,), got {angles.shape}")
+        per_finger = np.broadcast_to(B.check_finite(angles, "angle"), (3,))
         return np.tile(per_finger, len(self.dims.finger_y))

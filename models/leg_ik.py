@@ -40,7 +40,7 @@ branches are unreachable and give ``NaN``. Angles are returned in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pinocchio as pin
@@ -91,7 +91,7 @@ class LegGeometry:
 
     def __post_init__(self) -> None:
         for name in (*_VECTOR_FIELDS, "lower", "upper"):
-            object.__setattr__(self, name, B.vector(getattr(self, name), 3, name).copy())
+            object.__setattr__(self, name, B.vector(getattr(self, name), 3, name, finite=name not in ("lower", "upper")).copy())
         for name in ("hip_axis", "thigh_axis", "calf_axis"):
             if abs(np.linalg.norm(getattr(self, name)) - 1.0) > GEOMETRY_TOL:
                 raise ValueError(f"{name}: expected a unit vector, got norm {np.linalg.norm(getattr(self, name)):.9g}")
@@ -343,14 +343,18 @@ def quadruped_ik(
     base_pos = B.vector(base_pos, 3, "base_pos")
     base_quat = B.vector(base_quat, 4, "base_quat")
     check_unit_quaternion(base_quat, "base_quat")
-    feet = np.asarray(foot_positions_world, dtype=float)
-    if feet.size != 3 * len(legs) or feet.ndim not in (1, 2) or (feet.ndim == 2 and feet.shape[1] != 3):
-        raise ValueError(
-            f"foot_positions_world: expected shape ({len(legs)}, 3) or ({3 * len(legs)},), got {feet.shape}"
-        )
-    feet_base = (feet.reshape(-1, 3) - base_pos) @ quat_to_rot(base_quat)  # rows Rot^T (p - p_base)
+    feet = leg_end_positions(foot_positions_world, len(legs), "foot_positions_world")
+    feet_base = (feet - base_pos) @ quat_to_rot(base_quat)  # rows Rot^T (p - p_base)
     solutions = [leg_ik(leg, foot) for leg, foot in zip(legs, feet_base)]  # each (2, 3)
     return np.concatenate([sol.T for sol in solutions], axis=0)
+
+
+def leg_end_positions(positions: Any, legs: int, name: str) -> np.ndarray:
+    """``positions`` of ``legs`` leg ends, (L, 3) or (3 L,), as a finite (L, 3) array; errors name ``name``."""
+    feet = B.numeric_array(positions, name)
+    if feet.size != 3 * legs or feet.ndim not in (1, 2) or (feet.ndim == 2 and feet.shape[1] != 3):
+        raise ValueError(f"{name}: expected shape ({legs}, 3) or ({3 * legs},), got {feet.shape}")
+    return B.check_finite(feet.reshape(-1, 3), name)
 
 
 def leg_limits(legs: Sequence[LegGeometry]) -> tuple[np.ndarray, np.ndarray]:
@@ -386,7 +390,7 @@ def nearest_ik(
     if obey_limits:
         if limits is None:
             raise ValueError("limits: required when obey_limits=True (see leg_limits)")
-        lower, upper = (B.vector(lim, n, name) for lim, name in zip(limits, ("limits[0]", "limits[1]")))
+        lower, upper = (B.vector(lim, n, name, finite=False) for lim, name in zip(limits, ("limits[0]", "limits[1]")))
     else:
         lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
     candidates = wrap_into_limits(sols, lower[:, None], upper[:, None], reference=q[:, None])

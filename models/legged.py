@@ -32,8 +32,8 @@ import pinocchio as pin
 from lie import _backend as B
 
 from .joint_limits import fix_joint_limits, wrap_into_limits
-from .leg_ik import knee_direction, legs_from_feet, nearest_ik, quadruped_ik
-from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
+from .leg_ik import knee_direction, leg_end_positions, legs_from_feet, nearest_ik, quadruped_ik
+from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel, check_model, frame_names
 from . import quadruped
 from .quadruped import LEG_ROLES, NotAQuadrupedError, find_feet, leg_roles, order_feet
 from .robot_data import load_pinocchio_model, urdf_path
@@ -96,12 +96,12 @@ class LeggedRobot(MultibodyModel):
         urdf_path: Optional[str] = None,
         knees: Union[None, str, Sequence[str]] = None,
     ) -> None:
-        if not (np.isfinite(mu) and mu > 0):
-            raise ValueError(f"mu: expected a positive friction coefficient, got {mu!r}")
+        self.mu = B.real(mu, "mu", lower=0.0, strict=True)
+        self.standing_height = B.real(standing_height, "standing_height", lower=0.0, strict=True)
+        self.leg_end_height = B.real(leg_end_height, "leg_end_height", lower=0.0)
+        check_model(pin_model)
+        frame_names(pin_model, leg_ends, "leg_ends")
         super().__init__(pin_model, kinematics_bodies=leg_ends if kinematics_bodies is None else kinematics_bodies, name=name, urdf_path=urdf_path)
-        self.mu = float(mu)
-        self.standing_height = float(standing_height)
-        self.leg_end_height = float(leg_end_height)
         self.leg_ends = tuple(leg_ends)
         self.legs = legs_from_feet(pin_model, leg_ends)
         # rows of each leg's (hip, thigh, calf) in the joint vector (nominal order)
@@ -235,7 +235,7 @@ class LeggedRobot(MultibodyModel):
         joints outside the legs (wheels) hold their current angles.
         """
         q = self._config_or_state(x)[: self.nq]
-        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], leg_end_locs)
+        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], leg_end_positions(leg_end_locs, len(self.legs), "leg_end_locs"))
         out = np.repeat(q[BASE_NQ:, None], 2, axis=1)
         for i, rows in enumerate(self._leg_rows):
             out[rows] = per_leg[3 * i : 3 * i + 3]

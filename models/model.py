@@ -72,6 +72,7 @@ class Model(ABC):
         """Time derivative of the state, ``xdot = f(x, u, t)`` (n,), or ``f(x, u, t, d)`` with the
         dynamics parameters ``params`` (:attr:`dynamics_param_dim`,) of a model that has them."""
         x, u = self._check_xu(x, u)
+        t = B.time_argument(t)
         extra = self._dynamics_params(params)
         if B.is_symbolic(x, u, t, *extra):
             return self.continuous_dynamics(x, u, t, *extra)
@@ -101,6 +102,7 @@ class Model(ABC):
         ``params`` as in :meth:`dynamics`.
         """
         x, u = self._check_xu(x, u)
+        t = B.time_argument(t)
         extra = self._dynamics_params(params)
         if B.is_symbolic(x, u, t, *extra):
             f = self.continuous_dynamics(x, u, t, *extra)

@@ -30,6 +30,7 @@ articulated-body algorithm in the radial (norm) direction only.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -37,12 +38,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import casadi as ca
 import numpy as np
+import pinocchio as pin
 
 from lie import LieState, UnitQuaternion
 from lie import _backend as B
 from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
-from .compiled import DEFAULT_OPT, compile_function
+from .compiled import DEFAULT_OPT, compile_functions
 from .lie_group_model import LieGroupModel
 from .multibody import RigidBodyTree
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
@@ -104,11 +106,12 @@ class MultibodyModel(LieGroupModel):
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z](_?[A-Za-z0-9])*", name):
             raise ValueError(f"name: expected letters, digits and single underscores starting with a letter, got {name!r}")
         self.name = name
+        check_model(pin_model)
         self.tree = RigidBodyTree(pin_model)
         self.pin_model = pin_model
         self.nq, self.nv = self.tree.nq, self.tree.nv
         self.nx = self.nq + self.nv
-        self.kinematics_bodies = _frame_names(pin_model, kinematics_bodies)
+        self.kinematics_bodies = frame_names(pin_model, kinematics_bodies)
         self.nc = len(self.kinematics_bodies)
         default_B = input_matrix is None
         if default_B:
@@ -261,19 +264,19 @@ class MultibodyModel(LieGroupModel):
     ) -> List[str]:
         """Evaluate numeric calls of ``keys`` (default :data:`HOT_FUNCTIONS`) through compiled C.
 
-        Each function is generated as C, compiled once and cached on disk by
-        :func:`models.compiled.compile_function` (``opt``, ``cache_dir`` and
-        ``compiler`` go there). Symbolic calls keep using the CasADi functions
-        (they carry derivatives); the compiled ones are
+        Each function is generated as C, compiled once (all of them in
+        parallel) and cached on disk by :func:`models.compiled.compile_functions`
+        (``opt``, ``cache_dir`` and ``compiler`` go there). Symbolic calls keep
+        using the CasADi functions (they carry derivatives); the compiled ones are
         ``casadi_function(key + COMPILED)``. Without a working compiler a
         :class:`models.compiled.CompilerWarning` is issued and the virtual
-        machine keeps serving. Returns the keys now running compiled code.
+        machine keeps serving (one warning for all keys). Returns the keys now
+        running compiled code.
         """
-        keys = HOT_FUNCTIONS if keys is None else keys
+        keys = list(HOT_FUNCTIONS if keys is None else keys)
+        functions = [self.casadi_function(key) for key in keys]
         done = []
-        for key in keys:
-            f = self.casadi_function(key)
-            compiled = compile_function(f, opt=opt, cache_dir=cache_dir, compiler=compiler)
+        for key, f, compiled in zip(keys, functions, compile_functions(functions, opt=opt, cache_dir=cache_dir, compiler=compiler)):
             if compiled is not f:
                 self._functions[key + COMPILED] = compiled
                 done.append(key)
@@ -405,7 +408,7 @@ class MultibodyModel(LieGroupModel):
         The two are told apart by size (``tau`` wins when ``nu == nv``);
         ``map`` is ``B`` for ``u`` (so ``d/du = d/dtau @ B``), else ``None``.
         """
-        value = tau_or_u if B.is_symbolic(tau_or_u) else np.atleast_1d(np.asarray(tau_or_u.full() if isinstance(tau_or_u, ca.DM) else tau_or_u, dtype=float))
+        value = tau_or_u if B.is_symbolic(tau_or_u) else np.atleast_1d(B.numeric_array(tau_or_u, "tau"))
         n = max(value.shape) if len(value.shape) == 2 and min(value.shape) == 1 else value.shape[0]
         if n == self.nv:
             return B.vector(value, self.nv, "tau"), None
@@ -454,6 +457,7 @@ class MultibodyModel(LieGroupModel):
         :class:`models.Model` interface.
         """
         x = self._x(x)
+        B.time_argument(t)
         return self._call("dynamics", x, self._input(tau)[0], self._forces(forces, x))
 
     def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
@@ -609,13 +613,22 @@ class MultibodyModel(LieGroupModel):
         return x
 
 
-def _frame_names(pin_model: Any, bodies: Sequence[str]) -> List[str]:
-    """Validated kinematics bodies: a sequence of frame names of ``pin_model``."""
-    if isinstance(bodies, str) or not all(isinstance(b, str) for b in bodies):
-        raise ValueError(f"kinematics_bodies: expected a sequence of frame names, got {bodies!r}")
+def check_model(pin_model: Any) -> None:
+    """``TypeError`` unless ``pin_model`` is a ``pinocchio.Model``."""
+    if not isinstance(pin_model, pin.Model):
+        raise TypeError(f"pin_model: expected a pinocchio.Model (load a URDF with MultibodyModel.from_urdf), got {B.describe(pin_model)}")
+
+
+def frame_names(pin_model: Any, bodies: Sequence[str], name: str = "kinematics_bodies") -> List[str]:
+    """Validated frame names of ``pin_model`` (argument ``name``): a sequence of strings, each an existing frame."""
+    if isinstance(bodies, str) or not isinstance(bodies, Sequence) or not all(isinstance(b, str) for b in bodies):
+        raise ValueError(f"{name}: expected a sequence of frame names, got {bodies!r}")
     missing = [b for b in bodies if not pin_model.existFrame(b)]
     if missing:
-        raise ValueError(f"kinematics_bodies: {missing} are not frames of the model {pin_model.name!r}")
+        known = sorted(f.name for f in pin_model.frames)
+        close = sorted({c for b in missing for c in difflib.get_close_matches(b, known, n=3)})
+        hint = f" (close: {', '.join(close)})" if close else ""
+        raise ValueError(f"{name}: {missing} are not frames of the model {pin_model.name!r}{hint}")
     return list(bodies)
 
 

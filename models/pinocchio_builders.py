@@ -12,9 +12,19 @@ from typing import Sequence
 import numpy as np
 import pinocchio as pin
 
+from lie import _backend as B
+
 
 def _point_mass(mass: float, position: Sequence[float]) -> pin.Inertia:
-    return pin.Inertia(float(mass), np.asarray(position, dtype=float), np.zeros((3, 3)))
+    return pin.Inertia(B.real(mass, "mass", lower=0.0, strict=True), B.vector(position, 3, "length"), np.zeros((3, 3)))
+
+
+def _principal_inertia(inertia: Sequence[float]) -> np.ndarray:
+    """``diag(inertia)`` for three positive principal moments (``ValueError`` naming ``inertia`` otherwise)."""
+    moments = B.vector(inertia, 3, "inertia")
+    if (moments <= 0).any():
+        raise ValueError(f"inertia: expected three positive principal moments, got {moments.tolist()}")
+    return np.diag(moments)
 
 
 def _add_link(model: pin.Model, parent: int, joint: pin.JointModel, name: str, offset: Sequence[float], inertia: pin.Inertia) -> int:
@@ -73,7 +83,8 @@ def floating_body_model(mass: float = 1.0, inertia: Sequence[float] = (1.0, 1.0,
     """A single rigid body on a free-flyer joint, center of mass at the joint origin."""
     model = pin.Model()
     model.name = "floating_body"
-    _add_link(model, 0, pin.JointModelFreeFlyer(), "root", [0, 0, 0], pin.Inertia(float(mass), np.zeros(3), np.diag(np.asarray(inertia, dtype=float))))
+    body = pin.Inertia(B.real(mass, "mass", lower=0.0, strict=True), np.zeros(3), _principal_inertia(inertia))
+    _add_link(model, 0, pin.JointModelFreeFlyer(), "root", [0, 0, 0], body)
     return model
 
 

@@ -47,11 +47,9 @@ class PointMassChain(Model):
 
     def __init__(self, masses: Sequence[float], input_matrix: np.ndarray, u_max: float = np.inf) -> None:
         super().__init__()
-        self.masses = np.asarray(masses, dtype=float)
-        if (self.masses <= 0).any():
-            raise ValueError(f"masses: expected positive values, got {self.masses}")
+        self.masses = np.array([B.real(m, "mass", lower=0.0, strict=True) for m in np.atleast_1d(B.numeric_array(masses, "masses"))])
         self.input_matrix = np.asarray(input_matrix, dtype=float)
-        self.u_max = float(u_max)
+        self.u_max = B.real(u_max, "u_max", lower=0.0, strict=True, allow_inf=True)
         self._manipulator = self._build_manipulator()
 
     @property
@@ -127,8 +125,8 @@ class Pendulum(PointMassChain):
     name = "pendulum"
 
     def __init__(self, mass: float = 1.0, length: float = 1.0, u_max: float = np.inf) -> None:
-        self.length = float(length)
-        super().__init__([mass], np.eye(1), u_max)
+        self.length = B.real(length, "length", lower=0.0, strict=True)
+        super().__init__([B.real(mass, "mass", lower=0.0, strict=True)], np.eye(1), u_max)
 
     def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
         return [_rot_x_tip(q[0], self.length)]
@@ -144,7 +142,9 @@ class DoublePendulum(PointMassChain):
     name = "double_pendulum"
 
     def __init__(self, masses: Sequence[float] = (1.0, 1.0), lengths: Sequence[float] = (1.0, 1.0), actuated: Sequence[int] = (0, 1), u_max: float = np.inf) -> None:
-        self.lengths = tuple(float(l) for l in lengths)
+        self.lengths = tuple(B.real(l, "lengths", lower=0.0, strict=True) for l in lengths)
+        if isinstance(actuated, (str, bytes)) or not set(actuated) <= {0, 1} or len(set(actuated)) != len(actuated):
+            raise ValueError(f"actuated: expected distinct joint indices among (0, 1), got {actuated!r}")
         super().__init__(masses, np.eye(2)[:, list(actuated)], u_max)
 
     def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
@@ -162,8 +162,8 @@ class Cartpole(PointMassChain):
     name = "cartpole"
 
     def __init__(self, cart_mass: float = 1.0, pole_mass: float = 1.0, length: float = 1.0, u_max: float = np.inf) -> None:
-        self.length = float(length)
-        super().__init__([cart_mass, pole_mass], np.array([[1.0], [0.0]]), u_max)
+        self.length = B.real(length, "length", lower=0.0, strict=True)
+        super().__init__([B.real(cart_mass, "cart_mass", lower=0.0, strict=True), B.real(pole_mass, "pole_mass", lower=0.0, strict=True)], np.array([[1.0], [0.0]]), u_max)
 
     def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
         cart = ca.vertcat(0, q[0], 0)
@@ -180,7 +180,7 @@ class DoubleCartpole(PointMassChain):
     name = "double_cartpole"
 
     def __init__(self, masses: Sequence[float] = (1.0, 1.0, 1.0), lengths: Sequence[float] = (1.0, 1.0), u_max: float = np.inf) -> None:
-        self.lengths = tuple(float(l) for l in lengths)
+        self.lengths = tuple(B.real(l, "lengths", lower=0.0, strict=True) for l in lengths)
         super().__init__(masses, np.array([[1.0], [0.0], [0.0]]), u_max)
 
     def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:

@@ -44,8 +44,12 @@ class Quadrotor(RigidBody):
     ) -> None:
         super().__init__(rotation, velocity_frame)
         self.set_mass_properties(mass, inertia)
-        self.arm_length, self.kf, self.km, self.gravity = float(arm_length), float(kf), float(km), float(gravity)
-        self.u_min, self.u_max = float(u_min), float(u_max)
+        self.arm_length = B.real(arm_length, "arm_length", lower=0.0, strict=True)
+        self.kf, self.km = B.real(kf, "kf", lower=0.0, strict=True), B.real(km, "km")
+        self.gravity = B.real(gravity, "gravity")
+        self.u_min, self.u_max = B.real(u_min, "u_min", allow_inf=True), B.real(u_max, "u_max", allow_inf=True)
+        if not self.u_min < self.u_max:
+            raise ValueError(f"u_max: expected a value above u_min = {self.u_min:g}, got {self.u_max:g}")
 
     @property
     def control_dim(self) -> int:

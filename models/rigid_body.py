@@ -61,14 +61,14 @@ class RigidBody(LieGroupModel):
     # ------------------------------------------------------ physical parameters
     def set_mass_properties(self, mass: float, inertia: Any) -> None:
         """Set the mass (kg, > 0) and the body-frame inertia about the center of mass,
-        given as its diagonal (3,) or the full matrix (3, 3)."""
-        J = np.asarray(inertia, dtype=float)
+        given as its diagonal (3,) or the full matrix (3, 3), symmetric positive definite."""
+        J = B.check_finite(B.numeric_array(inertia, "inertia"), "inertia")
         J = np.diag(J) if J.shape == (3,) else J
         if J.shape != (3, 3):
             raise ValueError(f"inertia: expected shape (3,) or (3, 3), got {np.shape(inertia)}")
-        if not mass > 0:
-            raise ValueError(f"mass: expected a positive value, got {mass}")
-        self._mass, self._inertia = float(mass), J
+        if not np.allclose(J, J.T, rtol=0, atol=1e-12 * np.abs(J).max()) or np.linalg.eigvalsh(J).min() <= 0:
+            raise ValueError(f"inertia: expected a symmetric positive definite matrix, got {J.tolist()}")
+        self._mass, self._inertia = B.real(mass, "mass", lower=0.0, strict=True), J
 
     @property
     def mass(self) -> float:

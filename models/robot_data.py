@@ -13,11 +13,16 @@ lists its movable joints (the order MuJoCo uses when it loads the file).
 """
 from __future__ import annotations
 
+import os
+import re
 import site
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Iterator
 
 import numpy as np
 import pinocchio as pin
@@ -112,15 +117,39 @@ def load_pinocchio_model(urdf: str | Path, floating: bool = True) -> pin.Model:
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming
     the file when pinocchio cannot parse it.
     """
+    if not isinstance(urdf, (str, os.PathLike)):
+        raise TypeError(f"urdf: expected a path to a URDF file, got {type(urdf).__name__} {urdf!r}")
     path = Path(urdf)
     if not path.is_file():
         raise FileNotFoundError(f"urdf: no such file {path}")
+    with tempfile.TemporaryFile() as log:
+        try:
+            with _stderr_to(log):  # urdfdom prints its parse errors (with its C++ source lines) to the process's stderr
+                return pin.buildModelFromUrdf(str(path), *([pin.JointModelFreeFlyer()] if floating else []))
+        except (RuntimeError, ValueError) as err:
+            failure = str(err)
+        log.seek(0)
+        lines = log.read().decode(errors="replace").splitlines()
+        details = [re.sub(r"^(Error:\s*)+", "", line.strip()) for line in lines if line.strip() and not line.strip().startswith("at line ")]
+    raise ValueError(f"urdf: pinocchio could not parse {path}: {failure}" + "".join(f"; {d}" for d in details))
+
+
+@contextmanager
+def _stderr_to(log: IO[bytes]) -> Iterator[None]:
+    """Send the process's stderr (file descriptor 2, C++ output included) to ``log``; replay it there when the block succeeds."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    failed = True
     try:
-        if floating:
-            return pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
-        return pin.buildModelFromUrdf(str(path))
-    except (RuntimeError, ValueError) as err:
-        raise ValueError(f"urdf: pinocchio could not parse {path}: {err}") from err
+        os.dup2(log.fileno(), 2)
+        yield
+        failed = False
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        if not failed:  # nothing went wrong: whatever was written (warnings) belongs on stderr
+            log.seek(0)
+            os.write(2, log.read())
 
 
 def is_floating(model: pin.Model) -> bool:
@@ -206,6 +235,8 @@ def urdf_joint_order(urdf: str | Path) -> list[str]:
     branches by name). Raises ``FileNotFoundError``/``ValueError`` for a
     missing or malformed file.
     """
+    if not isinstance(urdf, (str, os.PathLike)):
+        raise TypeError(f"urdf: expected a path to a URDF file, got {type(urdf).__name__} {urdf!r}")
     path = Path(urdf)
     if not path.is_file():
         raise FileNotFoundError(f"urdf: no such file {path}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lie import _backend as B
+
 from . import pinocchio_builders as build
 from .multibody_model import MultibodyModel
 
@@ -30,7 +32,8 @@ def rotor_mixing_matrix(arm_length: float, kf: float, km: float) -> np.ndarray:
     body +z, drag moment ``+-km u_i`` about z (rotors 1 and 3 positive), as
     :class:`models.Quadrotor`.
     """
-    L = arm_length
+    L = B.real(arm_length, "arm_length", lower=0.0, strict=True)
+    kf, km = B.real(kf, "kf", lower=0.0, strict=True), B.real(km, "km")
     return np.array(
         [
             [0, 0, 0, 0],

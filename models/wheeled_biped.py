@@ -47,6 +47,7 @@ import casadi as ca
 import numpy as np
 import pinocchio as pin
 
+from lie import _backend as B
 from lie import skew
 
 from .legged import LeggedRobot
@@ -81,6 +82,19 @@ class BipedDimensions:
     wheel_effort: float = 10.0
     leg_velocity: float = 30.0
     wheel_velocity: float = 60.0
+
+    def __post_init__(self) -> None:
+        positive = ("base_mass", "hip_to_thigh", "thigh_length", "shin_length", "thigh_mass", "shin_mass", "wheel_mass", "link_radius", "wheel_radius", "wheel_width", "leg_effort", "wheel_effort", "leg_velocity", "wheel_velocity")
+        for name in positive:
+            B.real(getattr(self, name), name, lower=0.0, strict=True)
+        B.real(self.wheel_offset, "wheel_offset")
+        B.vector(self.hip_offset, 3, "hip_offset")
+        if (B.vector(self.base_size, 3, "base_size") <= 0).any():
+            raise ValueError(f"base_size: expected three positive lengths, got {self.base_size}")
+        for name in ("hip_limits", "thigh_limits", "knee_limits"):
+            lo, hi = B.vector(getattr(self, name), 2, name)
+            if not lo < hi:
+                raise ValueError(f"{name}: expected lower < upper, got {getattr(self, name)}")
 
 
 def _link(mass: float, length: float, radius: float) -> pin.Inertia:
@@ -133,6 +147,8 @@ class WheeledBiped(LeggedRobot):
     def __init__(self, mu: float = 0.3, kinematics: str = "contact", standing_height: float = 0.5, dims: BipedDimensions = BipedDimensions()) -> None:
         if kinematics not in KINEMATICS:
             raise ValueError(f"kinematics: expected one of {KINEMATICS}, got {kinematics!r}")
+        if not isinstance(dims, BipedDimensions):
+            raise TypeError(f"dims: expected a BipedDimensions, got {type(dims).__name__}")
         pin_model = wheeled_biped_model(dims)
         self.wheel_centers = tuple(f"{side}_wheel_center" for side in SIDES)
         self.wheels = tuple(f"{side}_wheel" for side in SIDES)

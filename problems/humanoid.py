@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from lie import _backend as B
 from models import Humanoid
 from trajopt.legged import LeggedProblem, gait
 
@@ -20,6 +21,7 @@ from .registry import register
 @register("humanoid-shift")
 def humanoid_shift(shift: Sequence[float] = (0.0, 0.06, -0.03), duration: float = 1.0, dt: float = 0.05, mu: float = 1.0) -> LeggedProblem:
     """G1 humanoid shifting its base by ``shift`` (m) in ``duration`` s with all sole corners on the ground."""
+    shift = B.vector(shift, 3, "shift")
     robot = Humanoid(contacts_per_foot=4, mu=mu)
     schedule = gait("stand", dt=dt, period=duration, foot_names=robot.kinematics_bodies)
     return LeggedProblem(robot, schedule, displacement=shift, swing_apex=0.0, name="humanoid-shift")

@@ -7,9 +7,13 @@ file alone can be evaluated, plotted, replayed or used as a warm start.
 """
 from __future__ import annotations
 
+import difflib
+import inspect
 import json
 import os
 from typing import Any, Callable, Dict
+
+import numpy as np
 
 from trajopt.solution import Solution
 
@@ -35,9 +39,37 @@ def names() -> list[str]:
 
 def factory(name: str) -> Callable[..., Any]:
     """The registered factory of problem ``name`` (its signature lists the parameters)."""
-    if name not in _FACTORIES:
-        raise ValueError(f"unknown problem {name!r}; known problems: {', '.join(names()) or '(none)'}")
+    if not isinstance(name, str) or name not in _FACTORIES:
+        close = difflib.get_close_matches(name, names(), n=3) if isinstance(name, str) else []
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        raise ValueError(f"name: unknown problem {name!r}{hint}; known problems: {', '.join(names()) or '(none)'}")
     return _FACTORIES[name]
+
+
+def check_parameters(name: str, params: Dict[str, Any]) -> None:
+    """``TypeError`` naming a parameter that problem ``name``'s factory does not take, or whose value
+    is not of its default's kind (a number for a number, a string for a string, a bool for a bool,
+    a sequence for a sequence; defaults of ``None`` accept anything)."""
+    accepted = {p.name: p for p in inspect.signature(factory(name)).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    for key, value in params.items():
+        if key not in accepted:
+            signature = ", ".join(f"{p.name}={p.default!r}" for p in accepted.values())
+            raise TypeError(f"{key}: problem {name!r} takes no parameter {key!r}; its parameters: {signature}")
+        default = accepted[key].default
+        if default is inspect.Parameter.empty or default is None:
+            continue
+        if isinstance(default, bool):
+            ok = isinstance(value, (bool, np.bool_))
+        elif isinstance(default, (int, float)):
+            ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) and (isinstance(default, float) or float(value).is_integer())
+        elif isinstance(default, str):
+            ok = isinstance(value, str)
+        elif isinstance(default, (tuple, list)):
+            ok = isinstance(value, (tuple, list, np.ndarray))
+        else:
+            ok = True
+        if not ok:
+            raise TypeError(f"{key}: problem {name!r} expects a value like the default {default!r}, got {type(value).__name__} {value!r}")
 
 
 def get(name: str, **params: Any) -> Any:
@@ -47,6 +79,7 @@ def get(name: str, **params: Any) -> Any:
     are JSON values (numbers, strings, booleans, None and lists of them; tuples
     are recorded as lists), else it stays ``None``.
     """
+    check_parameters(name, params)
     problem = factory(name)(**params)
     try:
         problem.recipe = {"name": name, "params": json.loads(json.dumps(params, allow_nan=False))}

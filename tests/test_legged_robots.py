@@ -81,7 +81,7 @@ def test_limits_come_from_the_urdf(robot):
 def test_bad_input(robot):
     with pytest.raises(ValueError, match="configuration"):
         robot.inverse_kinematics(np.zeros(5), np.zeros(12))
-    with pytest.raises(ValueError, match="foot_positions_world"):
+    with pytest.raises(ValueError, match="leg_end_locs"):
         robot.inverse_kinematics(robot.init_state(), np.zeros(7))
     with pytest.raises(ValueError, match="mu"):
         type(robot)(mu=-1.0)

@@ -113,7 +113,7 @@ def test_bad_solve_input():
     problem = pendulum_problem()
     with pytest.raises(ValueError, match="transcription: expected one of trapezoidal, hermite_simpson, multiple_shooting"):
         solve(problem, "collocation")
-    with pytest.raises(ValueError, match=r"states: expected a finite array of shape \(11, 2\), got \(10, 2\)"):
+    with pytest.raises(ValueError, match=r"states: expected shape \(11, 2\), got \(10, 2\)"):
         problem.set_initial_guess(states=np.zeros((10, 2)))
     with pytest.raises(ValueError, match=r"controls: expected a scalar, shape \(1,\) or \(11, 1\), got \(11, 2\)"):
         problem.set_initial_guess(controls=np.zeros((11, 2)))
@@ -169,7 +169,7 @@ def test_nan_in_a_user_function_returns_a_failed_solution():
 
 
 def test_bad_ipopt_options_are_a_value_error():
-    with pytest.raises(ValueError, match="options: CasADi could not build the IPOPT solver.*not_an_option"):
+    with pytest.raises(ValueError, match="options: unknown IPOPT option 'not_an_option'"):
         solve(pendulum_problem(), options={"not_an_option": 3})
 
 

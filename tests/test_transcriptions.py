@@ -10,6 +10,7 @@ from models.quadrotor import Quadrotor
 from models.torque_body import TorqueBody
 from trajopt import NLP, Constraint, FreeTime, FunctionCost, GoalConstraint, MultipleShooting, Problem, QuadraticCost, QuadraticTerminalCost, get_transcription, solve
 from trajopt.derivatives import stagewise_derivatives
+from trajopt.manifold import normalize_quaternions
 
 TRANSCRIPTIONS = ["trapezoidal", "hermite_simpson", "multiple_shooting"]
 #: Minimum fitted slope of the state error vs the step (acceptance criteria of issue 4).
@@ -89,7 +90,7 @@ def rich_problem(N=6, free_time=False):
     xf = model.build_state([1, 0.5, 1], axis_angle_to_quat(np.array([0.0, 0.0, 0.5])), np.zeros(3), np.zeros(3))
     tf = FreeTime(0.5, 5.0, 2.0) if free_time else 2.0
     problem = Problem(model, N=N, tf=tf, x0=x0, name="rich")
-    refs = np.linspace(x0, xf, N)
+    refs = normalize_quaternions(model, np.linspace(x0, xf, N))  # reference states need unit quaternions
     problem.add_cost(QuadraticCost(model, np.full(12, 0.1), np.full(4, 0.1), x_ref=refs, u_ref=model.hover_control()))
     problem.add_cost(FunctionCost(lambda x, u, p: p[0] * ca.sumsqr(x[7:10]), params=[0.3]))
     problem.add_cost(QuadraticTerminalCost(model, np.ones(12), xf))

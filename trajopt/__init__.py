@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 from .constraints import Constraint, GoalConstraint
 from .costs import Cost, FunctionCost, FunctionTerminalCost, QuadraticCost, QuadraticTerminalCost, RunningCost, TerminalCost
 from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
+from .interrupt import SolveInterrupted
 from .nlp import NLP
 from .problem import FreeTime, Problem
 from .solution import Solution
@@ -50,6 +51,7 @@ __all__ = [
     "RunningCost",
     "SOLVERS",
     "Solution",
+    "SolveInterrupted",
     "SqpSolver",
     "TerminalCost",
     "Transcription",

@@ -19,8 +19,10 @@ Exit codes: 0 when IPOPT succeeds; 1 when it fails (the last iterate is still
 saved, plotted and animated as asked); 2 for a usage error (unknown problem or
 parameter, bad value, missing warm-start file, an output file that exists
 without ``--overwrite``, a URDF that is not a quadruped), reported on one line
-of stderr before any solving. ``trajopt list --robots`` lists the quadrupeds
-of the installed example-robot-data.
+of stderr before any solving; 130 after Ctrl-C (SIGINT), which stops IPOPT at
+once. Output files are written to temporary files renamed when complete, so an
+interrupt leaves none half written. ``trajopt list --robots`` lists the
+quadrupeds of the installed example-robot-data.
 
 ``trajopt verify FILE`` checks a saved legged solution in MuJoCo
 (:func:`trajopt.mujoco.verify`; its problem is rebuilt from the recipe saved
@@ -74,6 +76,8 @@ examples:
   trajopt solve go1-jump --save jump.npz && trajopt verify jump.npz --plot jump-mujoco.png
 """
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -268,11 +272,14 @@ def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) 
     sizes, want = (solution.states.shape[1], solution.controls.shape[1]), (problem.nx, problem.nu)
     if sizes != want:
         raise UsageError(f"--warm-start: {path!r} holds (states, controls) of sizes {sizes}, problem {name!r} has {want}")
-    if solution.N == problem.N:
-        return solution.attach(problem)
-    if "N" not in _parameters(_factory(name)):
-        raise UsageError(f"--warm-start: {path!r} has N = {solution.N} knots, the problem {problem.N}, and {name!r} takes no parameter N to re-sample it")
-    return solution.attach(build_problem(name, {**params, "N": solution.N}))
+    try:
+        if solution.N == problem.N:
+            return solution.attach(problem)
+        if "N" not in _parameters(_factory(name)):
+            raise UsageError(f"--warm-start: {path!r} has N = {solution.N} knots, the problem {problem.N}, and {name!r} takes no parameter N to re-sample it")
+        return solution.attach(build_problem(name, {**params, "N": solution.N}))
+    except ValueError as err:  # a solution of another model
+        raise UsageError(f"--warm-start: {path!r}: {err}") from None
 
 
 # ------------------------------------------------------------------ commands
@@ -528,6 +535,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"trajopt {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: IPOPT stopped, outputs are written whole or not at all
+        print(f"\ntrajopt {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:  # e.g. `trajopt list | head`: stop quietly, and silence the flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -20,6 +20,7 @@ import casadi as ca
 import numpy as np
 
 from .knot_function import KnotFunctionLike, knot_function, knot_params, per_knot, resolve_knots
+from .manifold import check_states
 
 
 @dataclass(frozen=True)
@@ -113,9 +114,7 @@ class GoalConstraint(Constraint):
     """
 
     def __init__(self, model: Any, x_goal: Any, components: Any = None, knot: int = -1, name: str = "goal") -> None:
-        self.x_goal = np.asarray(x_goal, dtype=float)
-        if self.x_goal.shape != (model.state_dim,) or np.isnan(self.x_goal).any():
-            raise ValueError(f"x_goal: expected shape ({model.state_dim},) without NaN, got {self.x_goal.shape}")
+        self.x_goal = check_states(model, x_goal, "x_goal")
         m = self.error_dim = model.error_dim
         self.components = np.arange(m) if components is None else np.asarray(components, dtype=int).reshape(-1)
         if self.components.size == 0 or self.components.min() < -m or self.components.max() >= m:

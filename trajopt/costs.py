@@ -22,21 +22,25 @@ from typing import Any, List, Optional
 import casadi as ca
 import numpy as np
 
+from lie import _backend as B
+
 from .knot_function import KnotFunctionLike, knot_function, knot_params
-from .manifold import interpolate_states
+from .manifold import check_states, interpolate_states
 
 
 def weight_matrix(W: Any, n: int, name: str) -> np.ndarray:
     """A symmetric positive semi-definite weight from a (n,) diagonal or an (n, n) matrix."""
-    W = np.asarray(W, dtype=float)
+    W = B.numeric_array(W, name)
     if W.shape == (n,):
         W = np.diag(W)
     if W.shape != (n, n):
         raise ValueError(f"{name}: expected shape ({n},) or ({n}, {n}), got {W.shape}")
-    if np.isnan(W).any() or not np.allclose(W, W.T, rtol=0, atol=1e-12 * max(1.0, np.abs(W).max())):
-        raise ValueError(f"{name}: expected a symmetric matrix without NaN")
-    if np.linalg.eigvalsh(W).min() < -1e-12 * max(1.0, np.abs(W).max()):
-        raise ValueError(f"{name}: expected a positive semi-definite matrix")
+    B.check_finite(W, name)
+    if not np.allclose(W, W.T, rtol=0, atol=1e-12 * max(1.0, np.abs(W).max())):
+        raise ValueError(f"{name}: expected a symmetric matrix")
+    smallest = np.linalg.eigvalsh(W).min()
+    if smallest < -1e-12 * max(1.0, np.abs(W).max()):
+        raise ValueError(f"{name}: expected a positive semi-definite matrix, got one with eigenvalue {smallest:.6g}")
     return W
 
 
@@ -101,11 +105,11 @@ class QuadraticCost(RunningCost):
     def __init__(self, model: Any, Q: Any, R: Any, x_ref: Any, u_ref: Any = None) -> None:
         self.m, self.nx, self.nu = model.error_dim, model.state_dim, model.control_dim
         self.Q, self.R = weight_matrix(Q, self.m, "Q"), weight_matrix(R, self.nu, "R")
-        self.x_ref = np.asarray(x_ref, dtype=float)
-        self.u_ref = np.zeros(self.nu) if u_ref is None else np.asarray(u_ref, dtype=float)
-        for arr, n, name in ((self.x_ref, self.nx, "x_ref"), (self.u_ref, self.nu, "u_ref")):
-            if arr.shape[-1:] != (n,) or arr.ndim > 2 or np.isnan(arr).any():
-                raise ValueError(f"{name}: expected shape ({n},) or (N, {n}) without NaN, got {arr.shape}")
+        self.x_ref = check_states(model, x_ref, "x_ref", stacked=True)
+        self.u_ref = np.zeros(self.nu) if u_ref is None else B.numeric_array(u_ref, "u_ref")
+        if self.u_ref.shape[-1:] != (self.nu,) or self.u_ref.ndim > 2:
+            raise ValueError(f"u_ref: expected shape ({self.nu},) or (N, {self.nu}), got {self.u_ref.shape}")
+        B.check_finite(self.u_ref, "u_ref")
 
     def function(self, model: Any) -> ca.Function:
         x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", self.nu), ca.SX.sym("p", self.nx + self.nu)
@@ -135,9 +139,7 @@ class QuadraticTerminalCost(TerminalCost):
     def __init__(self, model: Any, Qf: Any, x_ref: Any) -> None:
         self.nx = model.state_dim
         self.Qf = weight_matrix(Qf, model.error_dim, "Qf")
-        self.x_ref = np.asarray(x_ref, dtype=float)
-        if self.x_ref.shape != (self.nx,) or np.isnan(self.x_ref).any():
-            raise ValueError(f"x_ref: expected shape ({self.nx},) without NaN, got {self.x_ref.shape}")
+        self.x_ref = check_states(model, x_ref, "x_ref")
 
     def function(self, model: Any) -> ca.Function:
         x, u, p = ca.SX.sym("x", self.nx), ca.SX.sym("u", model.control_dim), ca.SX.sym("p", self.nx)

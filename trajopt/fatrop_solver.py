@@ -29,6 +29,7 @@ import numpy as np
 
 from .nlp import NLP
 from .nlp_solver import NlpSolver
+from .solver_options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
 
 #: fatrop options used unless overridden by ``options`` (fatrop's own names: ``tol``, ``max_iter``, ``mu_init``, ...).
@@ -99,7 +100,7 @@ class FatropSolver(NlpSolver):
     the problem does not have the stage form. ``layout`` is the :class:`StageLayout`.
     """
 
-    name = "fatrop"
+    name = plugin = "fatrop"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -131,5 +132,5 @@ class FatropSolver(NlpSolver):
         try:
             solver = ca.nlpsol("trajopt_fatrop", "fatrop", problem, opts)
         except RuntimeError as err:
-            raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {err}") from None
+            raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {casadi_message(err)}") from None
         return InStageOrder(solver, layout.rows, drop_multipliers=True, status=return_status)

@@ -31,11 +31,12 @@ IPOPT stops at ``max_iter`` iterations or ``max_wall_time`` seconds
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import casadi as ca
 
 from .nlp_solver import NlpSolver
+from .solver_options import casadi_message, check_ipopt_options
 
 #: IPOPT options used unless overridden by ``options``.
 DEFAULT_IPOPT_OPTIONS: Dict[str, Any] = {
@@ -64,7 +65,13 @@ class IpoptSolver(NlpSolver):
     """A problem transcribed once and solved with IPOPT (arguments: :class:`trajopt.nlp_solver.NlpSolver`;
     ``options`` are IPOPT's, over :data:`DEFAULT_IPOPT_OPTIONS` and the problem's ``ipopt_options``)."""
 
-    name = "ipopt"
+    name = plugin = "ipopt"
+
+    @classmethod
+    def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
+        """Raise ``ValueError`` naming each option IPOPT or ``casadi.nlpsol`` would refuse (:mod:`trajopt.solver_options`), before any building."""
+        check_ipopt_options(options)
+        super().check_options(options, nlpsol_options)
 
     def _create(self, warm: bool) -> ca.Function:
         ipopt = {**DEFAULT_IPOPT_OPTIONS, **self.problem.ipopt_options, **(WARM_START_OPTIONS if warm else {}), "print_level": self.print_level, **self.user_options}
@@ -78,4 +85,4 @@ class IpoptSolver(NlpSolver):
                     raise
                 return ca.nlpsol("trajopt", "ipopt", self._nlp_problem(), {**opts, "expand": False})  # not SX-expandable
         except RuntimeError as err:
-            raise ValueError(f"options: CasADi could not build the IPOPT solver with ipopt={ipopt!r}: {err}") from None
+            raise ValueError(f"options: CasADi could not build the IPOPT solver with ipopt={ipopt!r}: {casadi_message(err)}") from None

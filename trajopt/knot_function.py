@@ -15,6 +15,8 @@ from typing import Any, Callable, Sequence
 import casadi as ca
 import numpy as np
 
+from lie import _backend as B
+
 KnotFunctionLike = ca.Function | Callable[..., Any]
 
 
@@ -86,16 +88,14 @@ def knot_params(params: Any, count: int, param_dim: int | None, name: str) -> np
     if params is None:
         arr = np.zeros((count, 0))
     else:
-        arr = np.asarray(params, dtype=float)
+        arr = B.numeric_array(params, name)
         if arr.ndim == 1:
             arr = np.tile(arr, (count, 1))
         if arr.ndim != 2 or arr.shape[0] != count:
             raise ValueError(f"{name}: expected shape (np,) or ({count}, np), got {np.shape(params)}")
     if param_dim is not None and arr.shape[1] != param_dim:
         raise ValueError(f"{name}: expected {param_dim} parameters per knot, got shape {arr.shape}")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
-    return arr
+    return B.check_finite(arr, name, allow_inf=True)
 
 
 def per_knot(values: Any, count: int, width: int, name: str) -> np.ndarray:
@@ -103,7 +103,7 @@ def per_knot(values: Any, count: int, width: int, name: str) -> np.ndarray:
 
     For ``width == 1`` a (count,) vector gives one value per knot.
     """
-    arr = np.asarray(values, dtype=float)
+    arr = B.numeric_array(values, name)
     if arr.ndim == 0:
         arr = np.full((count, width), float(arr))
     elif arr.shape == (width,):
@@ -112,9 +112,7 @@ def per_knot(values: Any, count: int, width: int, name: str) -> np.ndarray:
         arr = arr.reshape(count, 1)
     if arr.shape != (count, width):
         raise ValueError(f"{name}: expected a scalar, shape ({width},) or ({count}, {width}), got {np.shape(values)}")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name}: contains NaN")
-    return arr
+    return B.check_finite(arr, name, allow_inf=True)
 
 
 def resolve_knots(knots: Any, N: int, name: str) -> np.ndarray:

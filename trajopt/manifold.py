@@ -30,7 +30,8 @@ from typing import Any, Callable, Dict, List
 import casadi as ca
 import numpy as np
 
-from lie import UnitQuaternion
+from lie import UNIT_TOL, UnitQuaternion
+from lie import _backend as B
 
 _CACHE: "weakref.WeakKeyDictionary[Any, Dict[str, ca.Function]]" = weakref.WeakKeyDictionary()
 
@@ -80,6 +81,28 @@ def quaternion_slices(model: Any) -> List[slice]:
             f"but its lie_state() locates {len(slices)} unit quaternions (expected {extra})"
         )
     return slices
+
+
+def check_states(model: Any, states: Any, name: str, stacked: bool = False) -> np.ndarray:
+    """Numeric state(s) of ``model`` as a float array: (n,), or (K, n) too when ``stacked``.
+
+    Every entry finite and every raw quaternion of unit norm (to
+    :data:`lie.UNIT_TOL`); ``TypeError`` (non-numeric) or ``ValueError`` naming
+    ``name`` with the expected and actual shape or norm.
+    """
+    arr = B.numeric_array(states, name)
+    n = model.state_dim
+    if arr.shape != (n,) and not (stacked and arr.ndim == 2 and arr.shape[1] == n):
+        raise ValueError(f"{name}: expected shape ({n},){f' or (K, {n})' if stacked else ''}, got {arr.shape}")
+    B.check_finite(arr, name)
+    rows = arr.reshape(-1, n)
+    for s in quaternion_slices(model):
+        norms = np.linalg.norm(rows[:, s], axis=1)
+        bad = np.nonzero(np.abs(norms - 1) > UNIT_TOL)[0]
+        if bad.size:
+            where = f"{name}[{s.start}:{s.stop}]" if arr.ndim == 1 else f"{name}[{bad[0]}, {s.start}:{s.stop}]"
+            raise ValueError(f"{name}: quaternion {where} has norm {norms[bad[0]]:.9g}, expected 1")
+    return arr
 
 
 def unit_norm_residual(model: Any) -> ca.Function | None:

@@ -18,7 +18,10 @@ statistics mean; :func:`trajopt.solve` picks one by name. The base class
   charts stay far from their pi singularity;
 - returns a :class:`~trajopt.Solution` carrying the backend's status, the
   last iterate and the constraint violation checked here, never a bare
-  exception from inside CasADi (design rule 6).
+  exception from inside CasADi (design rule 6); options are checked by name
+  before anything is built (:mod:`trajopt.solver_options`), and Ctrl-C stops
+  the backend and raises :class:`trajopt.interrupt.SolveInterrupted` (a
+  ``KeyboardInterrupt``) carrying the last iterate.
 
 CasADi's bundled OpenBLAS (which MUMPS and the Riccati solvers' BLAS calls may
 use) is set to one thread (:func:`single_threaded_casadi_blas`): its idle
@@ -40,9 +43,11 @@ import casadi as ca
 import numpy as np
 
 from .derivatives import HESSIANS, available_cores, stagewise_nlp
+from .interrupt import SolveInterrupted, watch_interrupts
 from .nlp import NLP
 from .problem import Problem
 from .solution import Solution
+from .solver_options import casadi_message, check_nlpsol_options
 from .transcription import Transcription
 
 #: Default number of threads for the stage maps (fewer when fewer cores are available).
@@ -141,6 +146,7 @@ class NlpSolver(ABC):
             raise ValueError(f"hessian: expected one of {HESSIANS}, got {hessian!r}")
         if hessian != "exact" and derivatives != "stagewise":
             raise ValueError(f"hessian: {hessian!r} is assembled stage-wise; it needs derivatives='stagewise'")
+        self.check_options(options, nlpsol_options)
         start = time.perf_counter()
         single_threaded_casadi_blas()
         self.problem = problem
@@ -155,6 +161,15 @@ class NlpSolver(ABC):
         self.build_time = time.perf_counter() - start
 
     # ------------------------------------------------------------ backend
+    #: the ``casadi.nlpsol`` plugin behind the backend
+    plugin: str = ""
+
+    @classmethod
+    def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
+        """Raise ``ValueError`` naming the ``nlpsol_options`` the plugin does not know (a backend
+        that can check its own ``options`` before building extends this)."""
+        check_nlpsol_options(nlpsol_options, cls.plugin)
+
     @abstractmethod
     def _create(self, warm: bool) -> Any:
         """The backend's solver: called with ``x0, p, lbx, ubx, lbg, ubg`` (and ``lam_x0``,
@@ -225,15 +240,19 @@ class NlpSolver(ABC):
         p = nlp.parameters()
         start = time.perf_counter()
         try:
-            res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
+            with watch_interrupts() as interrupt:  # Ctrl-C stops the backend; SolveInterrupted is raised by solve()
+                res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
             stats = solver.stats()
             w, lam_x, lam_g = (np.asarray(res[k]).reshape(-1) for k in ("x", "lam_x", "lam_g"))
             out = {"w": w, "lam_x": lam_x, "lam_g": lam_g, "objective": float(res["f"]), "status": str(stats["return_status"]), "success": bool(stats["success"])}
             out.update(iterations=int(stats.get("iter_count", 0)), eval_time=eval_time(stats))
         except RuntimeError as err:  # an evaluation error CasADi did not hand to the solver
             out = {"w": np.asarray(point["x0"], dtype=float), "lam_x": np.zeros(nlp.n_w), "lam_g": np.zeros(nlp.n_g), "objective": float("nan")}
-            out.update(status=f"CasADi error: {err}", success=False, iterations=0, eval_time=0.0)
+            out.update(status=f"CasADi error: {casadi_message(err)}", success=False, iterations=0, eval_time=0.0)
         out["solve_time"] = time.perf_counter() - start
+        if interrupt.interrupted:
+            out.update(status="Interrupted", success=False)
+        out["interrupted"] = interrupt.interrupted
         return out
 
     def solve(self, warm_start: Optional[Solution] = None, initial_guess: Optional[np.ndarray] = None) -> Solution:
@@ -242,14 +261,17 @@ class NlpSolver(ABC):
         run = self._run(self._start(warm_start, initial_guess))
         totals = {key: run[key] for key in ("iterations", "eval_time", "solve_time")}
         for _ in range(MAX_RECENTRES):
-            if not (nlp.chart and run["success"] and nlp.chart_extent(run["w"]) > CHART_RECENTRE_ANGLE):
+            if run["interrupted"] or not (nlp.chart and run["success"] and nlp.chart_extent(run["w"]) > CHART_RECENTRE_ANGLE):
                 break
             states = nlp.to_states(run["w"][nlp.idx_x])
             nlp.recentre(states)
             traj = nlp.unpack(run["w"])
             run = self._run({"x0": nlp.pack(states, traj.controls, traj.intervals, traj.tf if self.problem.free_time else None), "lam_x0": run["lam_x"], "lam_g0": run["lam_g"]})
             totals = {key: totals[key] + run[key] for key in totals}
-        return self._solution(run, totals)
+        solution = self._solution(run, totals)
+        if run["interrupted"]:
+            raise SolveInterrupted(solution)
+        return solution
 
     def _solution(self, run: Dict[str, Any], totals: Dict[str, float]) -> Solution:
         """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point)."""

@@ -20,14 +20,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from lie import _backend as B
+
 from .constraints import Constraint, GoalConstraint, ResolvedConstraint
 from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
-from .manifold import interpolate_states, normalize_quaternions, quaternion_slices
-
-#: Tolerance on the norm of user-given quaternions (DESIGN.md).
-UNIT_TOL = 1e-6
-
+from .manifold import check_states, interpolate_states, normalize_quaternions
 
 @dataclass(frozen=True)
 class FreeTime:
@@ -75,6 +73,8 @@ class Problem:
     recipe: Optional[Dict[str, Any]] = None
 
     def __init__(self, model: Any, N: int, tf: float | FreeTime, x0: Any = None, name: str = "problem") -> None:
+        if not all(hasattr(model, a) for a in ("state_dim", "control_dim", "dynamics", "state_error")):
+            raise TypeError(f"model: expected a models.Model, got {type(model).__name__} {model!r:.60}")
         if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
             raise ValueError(f"N: expected an int >= 2, got {N!r}")
         if not isinstance(tf, FreeTime):
@@ -102,16 +102,7 @@ class Problem:
 
     # ------------------------------------------------------------ validation
     def _check_state(self, x: Any, name: str) -> np.ndarray:
-        arr = np.asarray(x, dtype=float)
-        if arr.shape != (self.nx,):
-            raise ValueError(f"{name}: expected shape ({self.nx},), got {arr.shape}")
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{name}: contains NaN or inf")
-        for s in quaternion_slices(self.model):
-            nrm = np.linalg.norm(arr[s])
-            if abs(nrm - 1) > UNIT_TOL:
-                raise ValueError(f"{name}: quaternion {name}[{s.start}:{s.stop}] has norm {nrm:.9g}, expected 1")
-        return arr
+        return check_states(self.model, x, name)
 
     # ------------------------------------------------------------ building
     @property
@@ -230,12 +221,13 @@ class Problem:
         Quaternions in the guess are normalized. Returns ``self``.
         """
         if states is not None:
-            X = np.asarray(states, dtype=float)
-            if X.shape != (self.N, self.nx) or not np.isfinite(X).all():
-                raise ValueError(f"states: expected a finite array of shape ({self.N}, {self.nx}), got {X.shape}")
+            X = B.numeric_array(states, "states")
+            if X.shape != (self.N, self.nx):
+                raise ValueError(f"states: expected shape ({self.N}, {self.nx}), got {X.shape}")
+            B.check_finite(X, "states")
             self._guess_states = normalize_quaternions(self.model, X)
         if controls is not None:
-            self._guess_controls = per_knot(controls, self.N, self.nu, "controls")
+            self._guess_controls = B.check_finite(per_knot(controls, self.N, self.nu, "controls"), "controls")
         return self
 
     def goal(self) -> Optional[np.ndarray]:

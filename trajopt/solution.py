@@ -9,7 +9,13 @@ continuous trajectory the transcription assumes between knots.
 
 Files (:meth:`Solution.save`) are one ``.npz`` archive: the arrays plus a
 ``metadata`` entry holding a JSON object with the scalars (floats written with
-``repr`` precision, so a round trip is bit-exact). For controllers,
+``repr`` precision, so a round trip is bit-exact). They are written to a
+temporary file renamed at the end (:mod:`trajopt.atomic_file`), and read
+without pickle; :meth:`Solution.load` checks the format tag, the fields, their
+types and the array shapes, and names the file in a ``ValueError`` when
+anything is off (truncated, another format, edited). A solution records its
+model (:attr:`Solution.model_name`), so it is never attached to a problem on
+another model, even one with the same sizes (Go1 and Go2). For controllers,
 :meth:`Solution.to_csv` and :meth:`Solution.to_mujoco_keyframes` export the
 trajectory in a stated vector order (:mod:`trajopt.export`).
 """
@@ -17,11 +23,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields
+import zipfile
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Dict, Tuple
 
 import numpy as np
 
+from .atomic_file import atomic_output
 from .export import mujoco_keyframes, write_csv, write_mujoco_keyframes
 from .transcription import get_transcription
 
@@ -68,8 +76,14 @@ class Solution:
     problem_name: str = ""
     #: the problem's :attr:`trajopt.Problem.recipe` (registry name and parameters), ``{}`` when it has none
     problem_recipe: Dict[str, Any] = field(default_factory=dict)
+    #: the model it was solved on, as :func:`model_name` gives it (``""`` for files of older versions)
+    model_name: str = ""
     problem: Any = field(default=None, repr=False, compare=False)
     _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.model_name and self.problem is not None:
+            self.model_name = model_name(self.problem.model)
 
     @property
     def N(self) -> int:
@@ -107,7 +121,9 @@ class Solution:
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> None:
         """Write the solution to ``path`` (an ``.npz`` archive, see module docstring).
 
-        Refuses to replace an existing file (``FileExistsError``) unless ``overwrite``.
+        Refuses to replace an existing file (``FileExistsError``) unless
+        ``overwrite``; ``FileNotFoundError`` when its folder does not exist.
+        Interrupted, it leaves no partial file.
         """
         meta: Dict[str, Any] = {"format": FILE_FORMAT}
         for f in fields(self):
@@ -115,24 +131,24 @@ class Solution:
                 value = getattr(self, f.name)
                 meta[f.name] = value.item() if isinstance(value, np.generic) else value
         arrays = {name: np.asarray(getattr(self, name), dtype=float) for name in _ARRAYS}
-        try:
-            with open(path, "wb" if overwrite else "xb") as fh:
+        with atomic_output(path, overwrite) as tmp:
+            with open(tmp, "wb") as fh:
                 np.savez(fh, metadata=np.array(json.dumps(meta)), **arrays)
-        except FileExistsError:
-            raise FileExistsError(f"path: {os.fspath(path)!r} exists; pass overwrite=True to replace it") from None
 
     @classmethod
     def load(cls, path: str | os.PathLike, problem: Any = None) -> "Solution":
-        """Read a file written by :meth:`save`; ``problem`` (optional) enables :meth:`evaluate` and warm starts on it."""
+        """Read a file written by :meth:`save`; ``problem`` (optional) enables :meth:`evaluate` and warm starts on it.
+
+        ``FileNotFoundError`` when there is no such file; ``ValueError`` naming
+        the file when it is not an intact solution file, and naming
+        ``problem`` when that problem does not match the solution
+        (:meth:`attach`).
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path: expected a file name, got {type(path).__name__} {path!r}")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"path: no solution file at {os.fspath(path)!r}")
-        with np.load(path, allow_pickle=False) as data:
-            if "metadata" not in data.files:
-                raise ValueError(f"path: {os.fspath(path)!r} is not a trajopt solution file (no metadata)")
-            meta = json.loads(str(data["metadata"]))
-            if meta.pop("format", None) != FILE_FORMAT:
-                raise ValueError(f"path: {os.fspath(path)!r} is not a {FILE_FORMAT} file")
-            arrays = {name: data[name] for name in _ARRAYS}
+        meta, arrays = _read(path)
         sol = cls(**arrays, **meta)
         if problem is not None:
             sol.attach(problem)
@@ -153,11 +169,14 @@ class Solution:
         return mujoco_keyframes(self, dt)
 
     def attach(self, problem: Any) -> "Solution":
-        """Attach the problem this solution solves (checks N and sizes). Returns ``self``."""
+        """Attach the problem this solution solves (checks N, sizes and the model). Returns ``self``."""
         want = (self.N, self.states.shape[1], self.controls.shape[1])
         got = (problem.N, problem.nx, problem.nu)
         if want != got:
             raise ValueError(f"problem: expected (N, n, nu) = {want} to match the solution, got {got}")
+        other = model_name(problem.model)
+        if self.model_name and self.model_name != other:
+            raise ValueError(f"problem: the solution was computed for the model {self.model_name!r}, the problem's model is {other!r}")
         self.problem, self._interpolant = problem, None
         return self
 
@@ -187,3 +206,75 @@ class Solution:
             f"{1e3 * self.eval_time:.1f} ms evaluations + {1e3 * self.solver_time:.1f} ms solver, "
             f"max violation {self.max_violation:.2e})"
         )
+
+
+def model_name(model: Any) -> str:
+    """How a solution file names its model: class and ``name``, e.g. ``"Go1 go1"``."""
+    return f"{type(model).__name__} {getattr(model, 'name', '')}".strip()
+
+
+#: Types of the scalar fields in a file's metadata (ints are accepted for floats).
+_FIELD_TYPES: Dict[str, tuple] = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float), "Dict[str, Any]": (dict,)}
+
+
+def _read(path: str | os.PathLike) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    """``(metadata, arrays)`` of a solution file, checked (module docstring); ``ValueError`` naming ``path`` otherwise."""
+    where = f"path: {os.fspath(path)!r}"
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        reason = "" if "pickle" in str(err) else f": {err}"  # numpy takes any other file for a pickle, which is never read
+        raise ValueError(f"{where} is not a trajopt solution file (not a numpy .npz archive{reason})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"{where} is not a trajopt solution file (it holds one numpy array, not an .npz archive)")
+    with archive:
+        try:
+            if "metadata" not in archive.files:
+                raise ValueError("no metadata entry")
+            meta = json.loads(str(archive["metadata"]))
+            if not isinstance(meta, dict) or meta.pop("format", None) != FILE_FORMAT:
+                raise ValueError(f"its format tag is not {FILE_FORMAT!r}")
+            missing = [name for name in _ARRAYS if name not in archive.files]
+            if missing:
+                raise ValueError(f"arrays {missing} are missing")
+            arrays = {name: archive[name] for name in _ARRAYS}
+        except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as err:
+            raise ValueError(f"{where} is not an intact trajopt solution file ({err})") from None
+    _check_fields(meta, where)
+    _check_arrays(arrays, where)
+    return meta, arrays
+
+
+def _check_fields(meta: Dict[str, Any], where: str) -> None:
+    """Every scalar field present once, of its declared type."""
+    declared = {f.name: f for f in fields(Solution) if f.init and f.name not in _ARRAYS and f.name != "problem"}
+    unknown = sorted(set(meta) - set(declared))
+    missing = sorted(n for n, f in declared.items() if n not in meta and f.default is MISSING and f.default_factory is MISSING)
+    if unknown or missing:
+        raise ValueError(f"{where} is not an intact trajopt solution file (unknown fields {unknown}, missing fields {missing})")
+    for name, value in meta.items():
+        types = _FIELD_TYPES.get(str(declared[name].type), (object,))
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise ValueError(f"{where} is not an intact trajopt solution file (field {name!r}: expected {declared[name].type}, got {value!r})")
+
+
+def _check_arrays(arrays: Dict[str, np.ndarray], where: str) -> None:
+    """Real arrays of mutually consistent shapes: N knots, N - 1 intervals, primal and ``lam_x`` alike."""
+    for name, value in arrays.items():
+        if value.dtype.kind not in "fiu":
+            raise ValueError(f"{where} is not an intact trajopt solution file (array {name!r} holds {value.dtype}, expected floats)")
+        arrays[name] = value.astype(float, copy=False)
+    N = arrays["times"].shape[0] if arrays["times"].ndim == 1 else -1
+    expected = {
+        "times": (N,),
+        "states": (N, arrays["states"].shape[-1]),
+        "controls": (N, arrays["controls"].shape[-1]),
+        "intervals": (N - 1, arrays["intervals"].shape[-1]),
+        "knot_violation": (N,),
+        "primal": arrays["lam_x"].shape[:1],
+        "lam_x": arrays["primal"].shape[:1],
+        "lam_g": arrays["lam_g"].shape[:1],
+    }
+    wrong = {name: arrays[name].shape for name, shape in expected.items() if N < 2 or arrays[name].shape != shape}
+    if wrong:
+        raise ValueError(f"{where} is not an intact trajopt solution file (inconsistent array shapes {wrong} for N = {N})")

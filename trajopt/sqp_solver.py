@@ -28,6 +28,7 @@ import numpy as np
 
 from .nlp import NLP
 from .nlp_solver import NlpSolver
+from .solver_options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
 
 #: ``sqpmethod`` options used unless overridden (see the module docstring).
@@ -78,6 +79,7 @@ class SqpSolver(NlpSolver):
     """
 
     name = "sqp"
+    plugin = "sqpmethod"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -112,5 +114,5 @@ class SqpSolver(NlpSolver):
         try:
             solver = ca.nlpsol("trajopt_sqp", "sqpmethod", self._functions["problem"], opts)
         except RuntimeError as err:
-            raise ValueError(f"options: CasADi could not build the SQP solver with {user!r}: {err}") from None
+            raise ValueError(f"options: CasADi could not build the SQP solver with {user!r}: {casadi_message(err)}") from None
         return InStageOrder(solver, self.layout.rows)

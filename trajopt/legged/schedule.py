@@ -26,6 +26,7 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
+from lie import _backend as B
 from models.quadruped import LEG_ROLES
 
 
@@ -148,6 +149,7 @@ def periodic_schedule(
         raise ValueError(f"duty_factor: expected a value in (0, 1], got {duty_factor}")
     if cycles < 1:
         raise ValueError(f"cycles: expected at least 1, got {cycles}")
+    dt, period = B.real(dt, "dt", lower=0.0, strict=True), B.real(period, "period", lower=0.0, strict=True)
     knots_per_period = int(round(period / dt))
     if knots_per_period < 2 or abs(knots_per_period * dt - period) > 1e-9 * period:
         raise ValueError(f"period: {period} s is not a multiple (>= 2) of dt = {dt} s")

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from scipy.spatial.transform import Rotation, Slerp
 
 from .checks import as_array, as_quaternions, as_times
+from ..atomic_file import atomic_output
 from .output import prepare_output_path
 from .rigid_body import AXIS_COLORS, label_axes_3d, rotation_matrices, set_equal_3d
 
@@ -70,14 +71,18 @@ def write_animation(fig: Figure, draw_frame: Callable[[int], None], n_frames: in
     ``draw_frame(k)`` updates the artists of ``fig`` for frame ``k``. The
     writer follows the extension: ``.gif`` with pillow, ``.mp4`` (H.264) with
     the ffmpeg binary shipped by imageio-ffmpeg. ``path`` must have been
-    checked with :func:`~trajopt.plotting.output.prepare_output_path`.
+    checked with :func:`~trajopt.plotting.output.prepare_output_path` (which
+    refuses an existing file without ``overwrite``). The frames go to a
+    temporary file renamed at the end: an interrupted rendering leaves no
+    partial file.
     """
     writer = _writer(path.suffix.lower(), fps)
-    with matplotlib.rc_context({"animation.ffmpeg_path": imageio_ffmpeg.get_ffmpeg_exe()}):
-        with writer.saving(fig, str(path), dpi=ANIMATION_DPI):
-            for k in range(n_frames):
-                draw_frame(k)
-                writer.grab_frame()
+    with atomic_output(path, overwrite=True) as tmp:
+        with matplotlib.rc_context({"animation.ffmpeg_path": imageio_ffmpeg.get_ffmpeg_exe()}):
+            with writer.saving(fig, str(tmp), dpi=ANIMATION_DPI):
+                for k in range(n_frames):
+                    draw_frame(k)
+                    writer.grab_frame()
     return path
 
 

@@ -11,6 +11,8 @@ from typing import Collection
 
 from matplotlib.figure import Figure
 
+from ..atomic_file import atomic_output
+
 #: Extensions :func:`save_figure` writes (matplotlib picks the format from them).
 FIGURE_EXTENSIONS = (".png", ".pdf", ".svg")
 #: Resolution of raster output (PNG), dots per inch.
@@ -38,8 +40,10 @@ def save_figure(fig: Figure, path: str | Path | None, overwrite: bool = False) -
     """Write ``fig`` to ``path`` (PNG, PDF or SVG by extension) and return it.
 
     ``path=None`` writes nothing. An existing file is replaced only with
-    ``overwrite=True``; a missing parent directory is created.
+    ``overwrite=True``; a missing parent directory is created. The figure is
+    written to a temporary file renamed at the end (never a partial file).
     """
     if path is not None:
-        fig.savefig(prepare_output_path(path, overwrite, FIGURE_EXTENSIONS), dpi=FIGURE_DPI)
+        with atomic_output(prepare_output_path(path, overwrite, FIGURE_EXTENSIONS), overwrite) as tmp:
+            fig.savefig(tmp, dpi=FIGURE_DPI)
     return fig

@@ -1,0 +1,16 @@
+"""Test-suite settings: hypothesis profiles for the property-based tests (tests/test_properties.py).
+
+``ci`` (the default): a bounded number of examples per property, so the
+whole suite stays within its CI budget. ``slow``: 10,000 examples per
+property, selected with ``python -m pytest -q tests/test_properties.py
+--hypothesis-profile=slow`` (or ``HYPOTHESIS_PROFILE=slow``). Neither has a
+deadline (the machines are shared and timings noisy) nor writes an example
+database into the working tree.
+"""
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("slow", max_examples=10_000, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
