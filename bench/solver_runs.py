@@ -68,7 +68,7 @@ def ours(name: str, solver, status: Callable[[str], str] = str) -> Variant:
     return Variant(name, solver.build_time, run)
 
 
-def handwritten(name: str, build: Callable[[], ca.Function], args: Dict, state_index: np.ndarray, status: Callable[[object], str] = str) -> Variant:
+def handwritten(name: str, build: Callable[[], ca.Function], args: Dict, state_index: np.ndarray, status: Callable[[Dict], str] = lambda stats: str(stats["return_status"])) -> Variant:
     """A hand-written ``nlpsol`` (built by ``build()``, timed) called with ``args``; ``state_index`` (N, n) locates the knot states in ``x``."""
     start = time.perf_counter()
     solver = build()
@@ -81,7 +81,7 @@ def handwritten(name: str, build: Callable[[], ca.Function], args: Dict, state_i
         stats = solver.stats()
         x = np.asarray(res["x"]).reshape(-1)
         call = time.perf_counter() - start
-        return Run(solve, call, eval_time(stats), int(stats["iter_count"]), float(res["f"]), status(stats["return_status"]), x[state_index])
+        return Run(solve, call, eval_time(stats), int(stats["iter_count"]), float(res["f"]), status(stats), x[state_index])
 
     return Variant(name, build_time, run)
 

@@ -73,7 +73,7 @@ def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], fo
     schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
     weights = LeggedWeights(control_rate=control_rate)
     problem = LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
-    problem.ipopt_options = {**problem.ipopt_options, "mu_strategy": "monotone"}
+    problem.solver_options = {**problem.solver_options, "ipopt": {**problem.solver_options["ipopt"], "mu_strategy": "monotone"}}
     return problem
 
 

@@ -230,7 +230,7 @@ def test_templates_on_go1_are_the_go1_problems():
         a, b = problems.get(template), problems.get(go1)
         assert np.array_equal(a.x0, b.x0) and np.array_equal(a.schedule.stance, b.schedule.stance) and a.schedule.dt == b.schedule.dt
         assert np.array_equal(a.displacement, b.displacement) and a.swing_apex == b.swing_apex
-        assert a.weights == b.weights and a.ipopt_options == b.ipopt_options
+        assert a.weights == b.weights and a.solver_options == b.solver_options
         for X, Y in zip(a.initial_guess(), b.initial_guess()):
             assert np.array_equal(X, Y)
 

@@ -34,25 +34,14 @@ from .stage_layout import InStageOrder, StageLayout, stage_layout
 
 #: fatrop options used unless overridden by ``options`` (fatrop's own names: ``tol``, ``max_iter``, ``mu_init``, ...).
 DEFAULT_FATROP_OPTIONS: Dict[str, Any] = {"tol": 1e-8, "max_iter": 1000}
-#: fatrop's return flags, in the order of ``fatrop::IpSolverReturnFlag`` (CasADi reports -1 for an exception).
-RETURN_FLAGS = (
-    "Success",
-    "MaxIterExceeded",
-    "StopAtTinyStep",
-    "StopAtAcceptablePoint",
-    "LocalInfeasibility",
-    "FeasiblePointFound",
-    "DivergingIterates",
-    "ErrorInStepComputation",
-    "InvalidOption",
-    "InternalError",
-    "Unknown",
-)
+#: fatrop's return flags (``stats()["fatrop"]["return_flag"]``), in the order of fatrop 1.1's
+#: ``IpSolverReturnFlag``; the interface's own ``return_status`` is only 0 (success) or 1.
+RETURN_FLAGS = ("Success", "MaxIterExceeded", "StopAtAcceptablePoint", "LocalInfeasibility", "LineSearchFailed", "ErrorInStepComputation", "Unknown")
 
 
-def return_status(flag: int) -> str:
-    """The name of fatrop's return flag ``flag`` (:data:`RETURN_FLAGS`; -1 is ``"Exception"``)."""
-    flag = int(flag)
+def return_status(stats: Dict[str, Any]) -> str:
+    """The name of fatrop's return flag in the interface's ``stats`` (:data:`RETURN_FLAGS`)."""
+    flag = int(stats.get("fatrop", {}).get("return_flag", -1))
     return RETURN_FLAGS[flag] if 0 <= flag < len(RETURN_FLAGS) else "Exception" if flag == -1 else f"fatrop flag {flag}"
 
 
@@ -101,6 +90,7 @@ class FatropSolver(NlpSolver):
     """
 
     name = plugin = "fatrop"
+    watchdog = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -118,7 +108,7 @@ class FatropSolver(NlpSolver):
             return next(iter(self._solvers.values()))
         nlp, layout = self.nlp, self.layout
         problem = {"x": nlp.w, "p": nlp.p, "f": nlp.f, "g": nlp.g[layout.rows.tolist()]}
-        fatrop = {**DEFAULT_FATROP_OPTIONS, "print_level": self.print_level, **self.user_options}
+        fatrop = {**DEFAULT_FATROP_OPTIONS, **self.problem.solver_options.get(self.name, {}), "print_level": self.print_level, **self.user_options}
         opts = {
             "structure_detection": "manual",
             **layout.options(),
@@ -134,3 +124,16 @@ class FatropSolver(NlpSolver):
         except RuntimeError as err:
             raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {casadi_message(err)}") from None
         return InStageOrder(solver, layout.rows, drop_multipliers=True, status=return_status)
+
+    def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
+        """:meth:`NlpSolver._run`, after checking that no stage has more equality rows than
+        its tangent states and controls (fatrop 1.1.8 aborts the process on such a stage)."""
+        lbg, ubg = self.nlp.bounds_g()
+        rows = self.layout.rows
+        eq = (lbg[rows] == ubg[rows])
+        start = np.cumsum([0] + [nx * (k < self.layout.K) + ng for k, (nx, ng) in enumerate(zip(self.layout.nx, self.layout.ng))])
+        for k, (nx, nu, ng) in enumerate(zip(self.layout.nx, self.layout.nu, self.layout.ng)):
+            path = slice(start[k] + (nx if k < self.layout.K else 0), start[k + 1])
+            if eq[path].sum() > nx + nu:
+                raise ValueError(f"problem: knot {k} has {int(eq[path].sum())} equality rows but {nx + nu} state and control directions; fatrop cannot take it")
+        return super()._run(point)

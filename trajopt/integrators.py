@@ -11,7 +11,7 @@ keeps its classical order, and quaternions stay unit to round-off because
 ``apply_dx`` composes them with an exponential (no renormalization needed).
 The control is held constant over the step (zero-order hold).
 
-Methods: :data:`EULER` (order 1), :data:`RK3` (Kutta, 3), :data:`RK4` (classic,
+Methods: :data:`EULER` (order 1), :data:`RK2` (explicit midpoint, 2), :data:`RK3` (Kutta, 3), :data:`RK4` (classic,
 4) and :data:`IMPLICIT_MIDPOINT` (2; ``sigma = h F(sigma/2, t + h/2)`` solved by
 Newton's method, or used as a defect in an NLP). :class:`DiscreteDynamics` binds
 a model to a method and gives the step and its tangent-space Jacobians.
@@ -120,11 +120,12 @@ class ImplicitMidpoint(Integrator):
 
 
 EULER = ExplicitRK("euler", 1, [[]], [1.0], [0.0])
+RK2 = ExplicitRK("rk2", 2, [[], [0.5]], [0.0, 1.0], [0.0, 0.5])  # explicit midpoint rule
 RK3 = ExplicitRK("rk3", 3, [[], [0.5], [-1.0, 2.0]], [1 / 6, 2 / 3, 1 / 6], [0.0, 0.5, 1.0])
 RK4 = ExplicitRK("rk4", 4, [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]], [1 / 6, 1 / 3, 1 / 3, 1 / 6], [0.0, 0.5, 0.5, 1.0])
 IMPLICIT_MIDPOINT = ImplicitMidpoint()
 
-INTEGRATORS = {i.name: i for i in (EULER, RK3, RK4, IMPLICIT_MIDPOINT)}
+INTEGRATORS = {i.name: i for i in (EULER, RK2, RK3, RK4, IMPLICIT_MIDPOINT)}
 
 
 def get_integrator(integrator: Integrator | str) -> Integrator:

@@ -26,8 +26,8 @@ small ``mu_init``), so an optimal solution re-converges in a couple of
 iterations. Otherwise the previous trajectory, re-sampled at the new knots
 (with :meth:`Solution.evaluate`), is used as a primal guess only.
 
-IPOPT stops at ``max_iter`` iterations or ``max_wall_time`` seconds
-(:data:`DEFAULT_IPOPT_OPTIONS`), checked between iterations.
+IPOPT stops at ``max_iter`` iterations (:data:`DEFAULT_IPOPT_OPTIONS`) or after
+the solver's ``max_wall_time`` seconds, checked between iterations.
 """
 from __future__ import annotations
 
@@ -42,7 +42,6 @@ from .solver_options import casadi_message, check_ipopt_options
 DEFAULT_IPOPT_OPTIONS: Dict[str, Any] = {
     "tol": 1e-8,
     "max_iter": 1000,
-    "max_wall_time": 600.0,
     "linear_solver": "mumps",
     "mumps_pivot_order": 6,
     "mumps_mem_percent": 100,
@@ -63,7 +62,7 @@ WARM_START_OPTIONS: Dict[str, Any] = {
 
 class IpoptSolver(NlpSolver):
     """A problem transcribed once and solved with IPOPT (arguments: :class:`trajopt.nlp_solver.NlpSolver`;
-    ``options`` are IPOPT's, over :data:`DEFAULT_IPOPT_OPTIONS` and the problem's ``ipopt_options``)."""
+    ``options`` are IPOPT's, over :data:`DEFAULT_IPOPT_OPTIONS` and the problem's ``solver_options["ipopt"]``)."""
 
     name = plugin = "ipopt"
 
@@ -74,7 +73,7 @@ class IpoptSolver(NlpSolver):
         super().check_options(options, nlpsol_options)
 
     def _create(self, warm: bool) -> ca.Function:
-        ipopt = {**DEFAULT_IPOPT_OPTIONS, **self.problem.ipopt_options, **(WARM_START_OPTIONS if warm else {}), "print_level": self.print_level, **self.user_options}
+        ipopt = {**DEFAULT_IPOPT_OPTIONS, "max_wall_time": self.max_wall_time, **self.problem.solver_options.get(self.name, {}), **(WARM_START_OPTIONS if warm else {}), "print_level": self.print_level, **self.user_options}
         opts = {"print_time": False, "error_on_fail": False, "ipopt": ipopt, **self._stagewise_options, **self.nlpsol_options}
         expand = self.expand and self.derivatives == "casadi"
         try:

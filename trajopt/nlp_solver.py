@@ -49,6 +49,7 @@ from .problem import Problem
 from .solution import Solution
 from .solver_options import casadi_message, check_nlpsol_options
 from .transcription import Transcription
+from .watchdog import DeadlineExceeded, call_with_deadline
 
 #: Default number of threads for the stage maps (fewer when fewer cores are available).
 MAX_DEFAULT_THREADS = 8
@@ -56,6 +57,8 @@ MAX_DEFAULT_THREADS = 8
 CHART_RECENTRE_ANGLE = 1.0
 #: At most this many re-centred solves follow the first one.
 MAX_RECENTRES = 5
+#: Default wall-time limit of one solve (s).
+DEFAULT_MAX_WALL_TIME = 600.0
 
 
 def eval_time(stats: Dict[str, Any]) -> float:
@@ -114,6 +117,12 @@ class NlpSolver(ABC):
         ``"exact"`` or ``"gauss-newton"`` (:func:`trajopt.derivatives.stagewise_nlp`).
     chart:
         Tangent-chart knots (:mod:`trajopt.nlp`): explicit transcriptions only.
+    max_wall_time:
+        Seconds a solve may take (default :data:`DEFAULT_MAX_WALL_TIME`). A
+        backend that checks time between its iterations (IPOPT) stops itself;
+        one that can hang inside an iteration (fatrop, :mod:`trajopt.watchdog`)
+        runs in a child process killed at the deadline. Either way the result
+        is a failed :class:`~trajopt.Solution` whose status says so.
     """
 
     #: the backend's name in :func:`trajopt.solve`
@@ -132,6 +141,7 @@ class NlpSolver(ABC):
         threads: Optional[int] = None,
         hessian: str = "exact",
         chart: bool = False,
+        max_wall_time: Optional[float] = None,
     ) -> None:
         for arg, value in (("options", options), ("nlpsol_options", nlpsol_options)):
             if value is not None and not isinstance(value, dict):
@@ -146,6 +156,10 @@ class NlpSolver(ABC):
             raise ValueError(f"hessian: expected one of {HESSIANS}, got {hessian!r}")
         if hessian != "exact" and derivatives != "stagewise":
             raise ValueError(f"hessian: {hessian!r} is assembled stage-wise; it needs derivatives='stagewise'")
+        max_wall_time = DEFAULT_MAX_WALL_TIME if max_wall_time is None else max_wall_time
+        if isinstance(max_wall_time, bool) or not isinstance(max_wall_time, (int, float)) or not max_wall_time > 0:
+            raise ValueError(f"max_wall_time: expected a number of seconds > 0, got {max_wall_time!r}")
+        self.max_wall_time = float(max_wall_time)
         self.check_options(options, nlpsol_options)
         start = time.perf_counter()
         single_threaded_casadi_blas()
@@ -163,6 +177,8 @@ class NlpSolver(ABC):
     # ------------------------------------------------------------ backend
     #: the ``casadi.nlpsol`` plugin behind the backend
     plugin: str = ""
+    #: True for a backend that can hang inside an iteration: its calls run under :mod:`trajopt.watchdog`
+    watchdog: bool = False
 
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
@@ -239,16 +255,28 @@ class NlpSolver(ABC):
         lbg, ubg = nlp.bounds_g()
         p = nlp.parameters()
         start = time.perf_counter()
-        try:
-            with watch_interrupts() as interrupt:  # Ctrl-C stops the backend; SolveInterrupted is raised by solve()
-                res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
-            stats = solver.stats()
-            w, lam_x, lam_g = (np.asarray(res[k]).reshape(-1) for k in ("x", "lam_x", "lam_g"))
-            out = {"w": w, "lam_x": lam_x, "lam_g": lam_g, "objective": float(res["f"]), "status": str(stats["return_status"]), "success": bool(stats["success"])}
-            out.update(iterations=int(stats.get("iter_count", 0)), eval_time=eval_time(stats))
-        except RuntimeError as err:  # an evaluation error CasADi did not hand to the solver
+
+        def call() -> tuple:
+            res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
+            return {k: np.asarray(res[k]).reshape(-1) for k in ("x", "f", "lam_x", "lam_g")}, solver.stats()
+
+        def failed(status: str) -> Dict[str, Any]:
             out = {"w": np.asarray(point["x0"], dtype=float), "lam_x": np.zeros(nlp.n_w), "lam_g": np.zeros(nlp.n_g), "objective": float("nan")}
-            out.update(status=f"CasADi error: {casadi_message(err)}", success=False, iterations=0, eval_time=0.0)
+            return {**out, "status": status, "success": False, "iterations": 0, "eval_time": 0.0}
+
+        with watch_interrupts() as interrupt:  # Ctrl-C stops the backend; SolveInterrupted is raised by solve()
+            try:
+                res, stats = call_with_deadline(call, self.max_wall_time if self.watchdog else None)
+                out = {"w": res["x"], "lam_x": res["lam_x"], "lam_g": res["lam_g"], "objective": float(res["f"][0])}
+                out.update(status=str(stats["return_status"]), success=bool(stats["success"]), iterations=int(stats.get("iter_count", 0)), eval_time=eval_time(stats))
+            except DeadlineExceeded as err:
+                out = failed(f"{self.name}: {err}")
+            except RuntimeError as err:  # an evaluation error CasADi did not hand to the solver
+                out = failed(f"CasADi error: {casadi_message(err)}")
+            except KeyboardInterrupt:  # a SIGINT while waiting for a watched call (its child is killed)
+                if not interrupt.interrupted:
+                    raise
+                out = failed("Interrupted")
         out["solve_time"] = time.perf_counter() - start
         if interrupt.interrupted:
             out.update(status="Interrupted", success=False)

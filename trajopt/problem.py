@@ -45,7 +45,7 @@ class Problem:
     """An optimal-control problem on ``N`` knots (see module docstring).
 
     :attr:`default_transcription` is what :func:`trajopt.solve` uses when no
-    transcription is given, and :attr:`ipopt_options` are IPOPT options added
+    transcription is given, and :attr:`solver_options` are backend options added
     to the solver's defaults; problem classes whose formulation suits another
     scheme or scaling better (e.g. the legged problem) override them.
 
@@ -62,8 +62,9 @@ class Problem:
     """
 
     default_transcription: str = "hermite_simpson"
-    #: IPOPT options this kind of problem solves best with (a solve's own ``options`` override them).
-    ipopt_options: Dict[str, Any] = {}
+    #: Options this kind of problem solves best with, per backend name (``{"ipopt": {...},
+    #: "fatrop": {...}}``); a solve's own ``options`` override them.
+    solver_options: Dict[str, Dict[str, Any]] = {}
     #: Backend and settings :func:`trajopt.solve` uses for this problem unless its call says
     #: otherwise: any of ``solver``, ``compile``, ``hessian``, ``chart`` (see :mod:`trajopt.solver`).
     solve_defaults: Dict[str, Any] = {}

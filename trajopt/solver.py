@@ -58,6 +58,7 @@ def solve(
     threads: Optional[int] = None,
     hessian: Optional[str] = None,
     chart: Optional[bool] = None,
+    max_wall_time: Optional[float] = None,
 ) -> Solution:
     """Transcribe ``problem`` and solve it with the backend ``solver`` (module docstring).
 
@@ -66,8 +67,10 @@ def solve(
     ``False``, ``"exact"`` and ``False``. The other arguments are
     :class:`trajopt.nlp_solver.NlpSolver`'s.
     """
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
     given = {"solver": solver, "compile": compile, "hessian": hessian, "chart": chart}
     chosen = {**BASE_DEFAULTS, **problem.solve_defaults, **{k: v for k, v in given.items() if v is not None}}
     backend = solver_class(chosen["solver"])
-    built = backend(problem, transcription, options, print_level, derivatives, expand, nlpsol_options, chosen["compile"], threads, chosen["hessian"], chosen["chart"])
+    built = backend(problem, transcription, options, print_level, derivatives, expand, nlpsol_options, chosen["compile"], threads, chosen["hessian"], chosen["chart"], max_wall_time)
     return built.solve(warm_start=warm_start)

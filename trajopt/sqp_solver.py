@@ -92,7 +92,7 @@ class SqpSolver(NlpSolver):
         """The ``sqpmethod`` ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts)."""
         if self._solvers:
             return next(iter(self._solvers.values()))
-        user = dict(self.user_options)
+        user = {**self.problem.solver_options.get(self.name, {}), **self.user_options}
         hpipm = {**DEFAULT_HPIPM_OPTIONS, **user.pop("hpipm", {})}
         verbose = self.print_level > 0
         sqp = {**DEFAULT_SQP_OPTIONS, "print_iteration": verbose, "print_header": verbose, "print_status": verbose}

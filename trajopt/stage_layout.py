@@ -142,11 +142,11 @@ class InStageOrder:
     """A CasADi solver whose rows are in stage order, called and answering in the NLP's row order.
 
     Constraint bounds (and initial multipliers, unless ``drop_multipliers``) are
-    permuted into stage order and ``g``, ``lam_g`` back; ``status`` maps the
-    solver's ``stats()["return_status"]`` to a name (identity by default).
+    permuted into stage order and ``g``, ``lam_g`` back; ``status`` names the
+    outcome from the solver's ``stats()`` (its ``return_status`` by default).
     """
 
-    def __init__(self, solver: ca.Function, rows: np.ndarray, drop_multipliers: bool = False, status: Any = str) -> None:
+    def __init__(self, solver: ca.Function, rows: np.ndarray, drop_multipliers: bool = False, status: Any = lambda stats: str(stats["return_status"])) -> None:
         self.solver, self.rows, self.drop_multipliers, self.status = solver, rows, drop_multipliers, status
 
     def __call__(self, **args: Any) -> Dict[str, Any]:
@@ -164,5 +164,5 @@ class InStageOrder:
 
     def stats(self) -> Dict[str, Any]:
         stats = dict(self.solver.stats())
-        stats["return_status"] = self.status(stats["return_status"])
+        stats["return_status"] = self.status(stats)
         return stats

@@ -129,7 +129,7 @@ class LeggedProblem(Problem):
     #: same optimum (knot states within 3e-7): trot 19 -> 14, pace 20 -> 18, bound 25 -> 18,
     #: Go2 trot 18 -> 13, humanoid shift 36 -> 31; not on the jump (40 -> 59: ``go1-jump``
     #: keeps the monotone update).
-    ipopt_options = {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive"}
+    solver_options = {"ipopt": {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive"}}
 
     def __init__(
         self,
