@@ -302,17 +302,27 @@ def _model_name(text: str) -> str:
     return name if name[:1].isalpha() else f"robot_{name}"
 
 
+def scaled_effort_limits(pin_model: Any, scale: float) -> Any:
+    """``pin_model`` with its joint effort (torque) limits times ``scale`` (> 0), in place:
+    a weaker robot for studies in which the limits bind (e.g. a constrained trot)."""
+    scale = B.real(scale, "torque_scale", lower=0.0, strict=True)
+    pin_model.effortLimit = pin_model.effortLimit * scale
+    return pin_model
+
+
 class Go1(LeggedRobot):
     """Unitree Go1 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet."""
 
-    def __init__(self, mu: float = 0.3, standing_height: float = 0.27) -> None:
+    def __init__(self, mu: float = 0.3, standing_height: float = 0.27, torque_scale: float = 1.0) -> None:
         path = urdf_path("go1")
-        super().__init__(load_pinocchio_model(path), UNITREE_FEET, mu=mu, standing_height=standing_height, name="go1", urdf_path=str(path))
+        model = scaled_effort_limits(load_pinocchio_model(path), torque_scale)
+        super().__init__(model, UNITREE_FEET, mu=mu, standing_height=standing_height, name="go1", urdf_path=str(path))
 
 
 class Go2(LeggedRobot):
     """Unitree Go2 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet."""
 
-    def __init__(self, mu: float = 0.3, standing_height: float = 0.27) -> None:
+    def __init__(self, mu: float = 0.3, standing_height: float = 0.27, torque_scale: float = 1.0) -> None:
         path = urdf_path("go2")
-        super().__init__(load_pinocchio_model(path), UNITREE_FEET, mu=mu, standing_height=standing_height, name="go2", urdf_path=str(path))
+        model = scaled_effort_limits(load_pinocchio_model(path), torque_scale)
+        super().__init__(model, UNITREE_FEET, mu=mu, standing_height=standing_height, name="go2", urdf_path=str(path))

@@ -38,9 +38,13 @@ def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: 
 
 
 @register("go1-trot")
-def go1_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
-    """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m)."""
-    return _periodic_gait(Go1(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
+def go1_trot(
+    step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6,
+    formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, torque_scale: float = 1.0,
+) -> LeggedProblem:  # fmt: skip
+    """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m); ``torque_scale``
+    scales the URDF torque limits (the constrained trot of ``bench/go1_trot.py``: mu 0.3, 0.6)."""
+    return _periodic_gait(Go1(mu=mu, torque_scale=torque_scale), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
 
 
 @register("go1-pace")
