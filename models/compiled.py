@@ -72,7 +72,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import casadi as ca
 
@@ -298,10 +298,11 @@ def build_library(
     opt: str = DEFAULT_OPT,
     cache_dir: Union[str, Path, None] = None,
     compiler: Optional[str] = None,
+    on_build: Optional[Callable[[Path], None]] = None,
 ) -> Library:
     """Generate C for ``f`` and compile it into the cache, unless the cache has it (module docstring).
 
-    Raises :class:`CompilerNotFound` when the compiler is missing (and the
+    ``on_build(folder)`` is called just before the compiler runs (never on a cache hit). Raises :class:`CompilerNotFound` when the compiler is missing (and the
     library is not cached), ``RuntimeError`` with the compiler's output when
     compilation fails, and :class:`UnsafeCacheError` for a cache folder other
     users may write. Issues a :class:`CacheWarning` when it rebuilds a corrupt
@@ -337,6 +338,8 @@ def build_library(
             stale.unlink(missing_ok=True)
         for stale in folder.glob(f".{entry}.build-*"):  # left by a builder that died (this entry's lock is ours)
             shutil.rmtree(stale, ignore_errors=True)
+        if on_build is not None:
+            on_build(folder)
         codegen, compile_seconds = _compile(f, exe, opt, library, entry)
     return Library(library, f.name(), True, codegen, compile_seconds)
 
@@ -363,10 +366,13 @@ def compile_functions(
     cache_dir: Union[str, Path, None] = None,
     compiler: Optional[str] = None,
     jobs: Optional[int] = None,
+    announce: bool = False,
 ) -> List[ca.Function]:
     """Each of ``functions`` as :func:`compile_function` returns it, compiling up to ``jobs`` at once.
 
-    ``jobs`` defaults to the number of CPUs. Functions that could not be
+    ``jobs`` defaults to the number of CPUs. With ``announce``, one line on
+    stderr says that gcc runs (only when some library is not cached yet: it
+    can take a minute). Functions that could not be
     compiled (no compiler, a compiler error, a cache that cannot hold the
     library) come back unchanged, with one :class:`CompilerWarning` naming
     them; an unsafe cache folder raises :class:`UnsafeCacheError`.
@@ -375,9 +381,16 @@ def compile_functions(
     if not functions:
         return []
 
+    said = threading.Event()
+
+    def say(folder: Path) -> None:
+        if announce and not said.is_set():
+            said.set()
+            print(f"trajopt: compiling stage functions with {_compiler_name(compiler)}, once (cached in {folder})", file=sys.stderr, flush=True)
+
     def build(f: ca.Function) -> Union[Library, Exception]:
         try:
-            return build_library(f, opt, cache_dir, compiler)
+            return build_library(f, opt, cache_dir, compiler, on_build=say)
         except (UnsafeCacheError, NotADirectoryError):  # a cache setting to fix, not a compiler to miss
             raise
         except (CompilerNotFound, RuntimeError, OSError) as err:

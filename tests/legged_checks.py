@@ -38,7 +38,10 @@ def pinocchio_contact_check(problem, solution) -> dict:
     - ``swing_force``: largest contact force (N) in swing;
     - ``friction_margin``: smallest ``mu fz - max(|fx|, |fy|)`` (N) in stance, ``min_fz`` the smallest ``fz``;
     - ``torque_ratio``: largest ``|u| / effortLimit`` (the URDF's, as pinocchio read it);
-    - ``dynamics``: largest ``|rnea(q, v, a) - sum J^T f - B u|`` relative to ``max(1, |rnea|)`` (inverse formulation).
+    - ``dynamics``: largest ``|rnea(q, v, a) - sum J^T f - B u|`` relative to ``max(1, |rnea|)`` (inverse
+      formulation); with the contact formulation, the largest difference of the problem's contact forces
+      from pinocchio's ``constraintDynamics`` under the knot's stance, relative to ``max(1, |f|)``, whose
+      forces are then the ones checked (knots 0..N-2: the last knot has no control of its own).
     """
     robot, schedule = problem.robot, problem.schedule
     model = robot.pin_model
@@ -59,15 +62,21 @@ def pinocchio_contact_check(problem, solution) -> dict:
             tau = pin.rnea(model, data, q, v, a)
             dynamics = max(dynamics, np.abs(tau - J_T_f - robot.B_func() @ u).max() / max(1.0, np.abs(tau).max()))
     feet, speeds = np.array(feet), np.array(speeds)
-    forces = W[:, cm.f_slice].reshape(len(X), robot.nc, 3)
     stance = schedule.stance
+    if cm.formulation == "contact":
+        forces = pinocchio_contact_forces(problem, X[:-1], W[:-1])
+        ours = problem.contact_forces(X[:-1], W[:-1], knots=np.arange(len(X) - 1))
+        dynamics = np.abs(ours - forces).max() / max(1.0, np.abs(forces).max())
+        X, W, stance = X[:-1], W[:-1], stance[:-1]
+    else:
+        forces = W[:, cm.f_slice].reshape(len(X), robot.nc, 3)
     slip, touchdown, lifts = 0.0, 0.0, []
     for i in range(robot.nc):
         k = 0
         while k < schedule.N:
-            if stance[k, i]:
+            if schedule.stance[k, i]:
                 start = k
-                while k < schedule.N and stance[k, i]:
+                while k < schedule.N and schedule.stance[k, i]:
                     slip = max(slip, np.linalg.norm(feet[k, i] - feet[start, i]))
                     k += 1
                 if start > 0:
@@ -79,10 +88,10 @@ def pinocchio_contact_check(problem, solution) -> dict:
     effort = model.effortLimit[6:]
     return {
         "slip": slip,
-        "stance_height": np.abs(feet[stance][:, 2]).max(),
+        "stance_height": np.abs(feet[schedule.stance][:, 2]).max(),
         "touchdown_speed": touchdown,
-        "stance_speed": speeds[stance].max(),
-        "swing_floor": feet[~stance][:, 2].min(initial=np.inf),
+        "stance_speed": speeds[schedule.stance].max(),
+        "swing_floor": feet[~schedule.stance][:, 2].min(initial=np.inf),
         "lift": min(lifts, default=np.inf),
         "swing_force": np.abs(forces[~stance]).max(initial=0.0),
         "friction_margin": (robot.mu * fz - np.maximum(fx, fy)).min(),
@@ -90,3 +99,27 @@ def pinocchio_contact_check(problem, solution) -> dict:
         "torque_ratio": (np.abs(W[:, cm.u_slice]) / effort).max(),
         "dynamics": dynamics,
     }
+
+
+def pinocchio_contact_forces(problem, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
+    """WORLD-frame contact forces (K, nc, 3) of knots ``0..K-1`` by pinocchio's ``constraintDynamics``
+    (3D contacts, LOCAL_WORLD_ALIGNED) under each knot's stance, torques from the controls."""
+    robot, cm = problem.robot, problem.contact_model
+    model = robot.pin_model
+    data = model.createData()
+    frames = [model.frames[model.getFrameId(name)] for name in problem.schedule.foot_names]
+    out = np.zeros((len(states), robot.nc, 3))
+    for k, (x, w) in enumerate(zip(states, controls)):
+        q, v = robot.change_order(x[: robot.nq], "nominal", "pinocchio"), x[robot.nq :]
+        tau = robot.B_func() @ w[cm.u_slice]
+        active = np.flatnonzero(problem.schedule.stance[k])
+        if active.size == 0:
+            continue
+        contacts = pin.StdVec_RigidConstraintModel(
+            [pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, frames[i].parentJoint, frames[i].placement, pin.LOCAL_WORLD_ALIGNED) for i in active]
+        )
+        datas = pin.StdVec_RigidConstraintData([c.createData() for c in contacts])
+        pin.initConstraintDynamics(model, data, contacts, datas)
+        pin.constraintDynamics(model, data, q, v, tau, contacts, datas)
+        out[k, active] = np.asarray(data.lambda_c).reshape(-1, 3)
+    return out

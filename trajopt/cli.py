@@ -61,7 +61,7 @@ from .plotting.output import FIGURE_EXTENSIONS, prepare_output_path
 from .plotting.solution import animate_solution, check_animatable, plot_solution
 from .report import solution_report
 from .solution import Solution
-from .solver import solve
+from .solver import SOLVERS, solve
 from .transcription import TRANSCRIPTIONS, get_transcription
 
 EXAMPLES = """\
@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-iter", type=int, metavar="K", help="IPOPT iteration limit (default 1000)")
     group.add_argument("--print-level", type=int, default=5, metavar="L", help="IPOPT print level 0..12 (default 5: one line per iteration)")
     group.add_argument("--quiet", "-q", action="store_true", help="no IPOPT output (print level 0)")
-    group.add_argument("--compile", action="store_true", help="evaluate the stage functions as compiled C (gcc once, cached on disk)")
-    group.add_argument("--solver", choices=("ipopt", "fatrop"), default="ipopt", help="NLP solver (fatrop: multiple shooting, vector states)")
+    group.add_argument("--compile", action="store_true", default=None, help="evaluate the stage functions as compiled C (gcc once, cached on disk; default: the problem's choice)")
+    group.add_argument("--solver", choices=tuple(SOLVERS), default=None, help="NLP solver backend (default: the problem's, else ipopt; fatrop and sqp need multiple shooting)")
     group = run.add_argument_group("output")
     group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
     group.add_argument("--plot", metavar="FILE", help=f"write a summary page ({', '.join(FIGURE_EXTENSIONS)})")

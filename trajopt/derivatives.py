@@ -54,6 +54,9 @@ from .layout import columns
 THREAD_MIN_INSTRUCTIONS = 200_000
 #: Hessians of the Lagrangian the stage-wise derivatives can give (:func:`stagewise_nlp`).
 HESSIANS = ("exact", "gauss-newton")
+#: Key of the Lagrangian-gradient function among :func:`stagewise_nlp`'s functions (not an
+#: ``nlpsol`` option: backends that take the gradient with the Hessian use it, :mod:`trajopt.fatrop_solver`).
+LAG_GRAD = "lag_grad"
 #: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
 #: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the
 #: multipliers after the solve; IPOPT's own final values (the same numbers) are returned.
@@ -295,7 +298,7 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[
     dynamics carry custom Jacobians) are differentiated on MX, where CasADi
     uses those Jacobians, and the derivative functions expanded to SX.
     """
-    pieces: Dict[str, List[_Piece]] = {"g": [], "f": [], "grad": [], "jac": [], "hess": []}
+    pieces: Dict[str, List[_Piece]] = {"g": [], "f": [], "grad": [], "jac": [], "hess": [], "lag_grad": []}
     for term in stage_terms(nlp):
         mx = term.fn.is_a("MXFunction")
         kind = ca.MX if mx else ca.SX
@@ -335,11 +338,20 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[
             Jr = ca.jacobian(res, v)
             H = ca.triu(sig_t * (ca.mtimes(Jr.T, Jr) + ca.hessian(rest, v)[0]))
         hr, hc = H.sparsity().get_triplet()
+        L = columns(lam, term.rows) if c.numel() else ca.MX(0, K)
         if hr:
             fn = function(f"{name}_hess", [v, q, lam_t, sig_t], [ca.vertcat(*H.nonzeros())])
-            L = columns(lam, term.rows) if c.numel() else ca.MX(0, K)
             a, b = cols_w[:, hr], cols_w[:, hc]
             pieces["hess"].append(_Piece(fn, [V, term.params, L, sigma], [(np.minimum(a, b), np.maximum(a, b))]))
+        if c.numel() or has_cost:  # gradient of the term's Lagrangian by one reverse sweep of its (SX) value
+            value = term.fn.expand() if mx else term.fn
+            vs, qs = value.sx_in()
+            cs, ls = value(vs, qs)
+            lam_s, sig_s = ca.SX.sym("lam", cs.numel()), ca.SX.sym("sigma")
+            glag = ca.jtimes(sig_s * ls + (ca.dot(lam_s, cs) if cs.numel() else 0), vs, ca.SX.ones(1), True)
+            r = np.array(glag.sparsity().get_triplet()[0], dtype=int)
+            fn = ca.Function(f"{name}_lag_grad", [vs, qs, lam_s, sig_s], [ca.vertcat(*glag.nonzeros())])
+            pieces["lag_grad"].append(_Piece(fn, [V, term.params, L, sigma], [(cols_w[:, r], np.zeros((K, r.size), dtype=int))]))
     return pieces
 
 
@@ -367,7 +379,11 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
     never rebuilt while unchanged, left on CasADi's virtual machine with a
     :class:`models.compiled.CompilerWarning` when it cannot be compiled). The
     compiled code performs the same operations as the virtual machine, so
-    both give the same numbers. ``threads`` (>= 1): threads for the heavy
+    both give the same numbers. The functions also hold :data:`LAG_GRAD`, the
+    gradient of the Lagrangian ``sigma grad f + J^T lam`` by one reverse sweep
+    of each stage's value (a backend that takes it with the Hessian, fatrop,
+    would otherwise evaluate the whole Jacobian twice per iteration); pop it
+    before handing the rest to ``casadi.nlpsol``. ``threads`` (>= 1): threads for the heavy
     maps (module docstring); the numbers do not depend on it. ``hessian``
     (:data:`HESSIANS`): ``"exact"``, or ``"gauss-newton"``: the constraints'
     curvature dropped and each cost ``1/2 |r|^2 + rest`` taken as ``J_r^T J_r +
@@ -383,7 +399,7 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
     pieces = _pieces(nlp, sigma, lam, hessian)
     every = [piece for kind in pieces.values() for piece in kind]
     if compile:
-        for piece, fn in zip(every, compile_functions([piece.fn for piece in every])):
+        for piece, fn in zip(every, compile_functions([piece.fn for piece in every], announce=True)):
             piece.fn = fn
     _set_threads(every, int(threads))
     f = ca.densify(_assemble(pieces["f"], (1, 1)))
@@ -397,10 +413,11 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
         "jac_g": ca.Function("nlp_jac_g", [w, p], [g_jac, jac], ["x", "p"], ["g", "jac_g_x"]),
         "hess_lag": ca.Function("nlp_hess_l", [w, p, sigma, lam], [_assemble(pieces["hess"], (n_w, n_w))], ["x", "p", "lam_f", "lam_g"], ["hess_gamma_x_x"]),
     }
-    return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS}
+    lag_grad = ca.Function("nlp_lag_grad", [w, p, sigma, lam], [ca.densify(_assemble(pieces["lag_grad"], (n_w, 1)))], ["x", "p", "lam_f", "lam_g"], ["grad_gamma_x"])
+    return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS, LAG_GRAD: lag_grad}
 
 
 def stagewise_derivatives(nlp: Any, compile: bool = False, threads: int = 1, hessian: str = "exact") -> Dict[str, ca.Function]:
-    """``{"grad_f", "jac_g", "hess_lag"}``: the derivative functions of :func:`stagewise_nlp`."""
+    """``{"grad_f", "jac_g", "hess_lag", "lag_grad"}``: the derivative functions of :func:`stagewise_nlp`."""
     options = stagewise_nlp(nlp, compile, threads, hessian)[1]
-    return {name: options[name] for name in ("grad_f", "jac_g", "hess_lag")}
+    return {name: options[name] for name in ("grad_f", "jac_g", "hess_lag", LAG_GRAD)}

@@ -45,11 +45,15 @@ def return_status(stats: Dict[str, Any]) -> str:
     return RETURN_FLAGS[flag] if 0 <= flag < len(RETURN_FLAGS) else "Exception" if flag == -1 else f"fatrop flag {flag}"
 
 
-def fatrop_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str, ca.Function], rows: np.ndarray) -> Dict[str, ca.Function]:
+def fatrop_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str, ca.Function], lag_grad: ca.Function, rows: np.ndarray) -> Dict[str, ca.Function]:
     """The functions CasADi's fatrop interface calls, in fatrop's row order ``rows``, from the stage-wise ones.
 
-    ``nlp_function`` is ``(x, p) -> (f, g)`` and ``derivatives`` holds IPOPT's
-    ``grad_f``, ``jac_g`` and ``hess_lag`` (upper triangle). Returns
+    ``nlp_function`` is ``(x, p) -> (f, g)``, ``derivatives`` holds IPOPT's
+    ``grad_f``, ``jac_g`` and ``hess_lag`` (upper triangle) and ``lag_grad`` is
+    ``(x, p, sigma, lam) -> sigma grad f + J^T lam`` by reverse sweeps
+    (:data:`trajopt.derivatives.LAG_GRAD`: fatrop asks for the Lagrangian's
+    gradient with every Hessian, and forming it from the Jacobian would
+    evaluate every constraint Jacobian twice per iteration). Returns
     ``nlp_f``, ``nlp_g``, ``nlp_grad_f`` (gradient only), ``nlp_jac_g``,
     ``nlp_hess_l``: ``(x, p, sigma, lam) -> (sigma grad f + J^T lam, H)`` with
     ``H`` the full symmetric Hessian of the Lagrangian (``lam`` in fatrop's
@@ -68,7 +72,7 @@ def fatrop_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str,
     grad_f = derivatives["grad_f"](w, p)[1]
     g_jac, jac = derivatives["jac_g"](w, p)
     hess = ca.triu2symm(derivatives["hess_lag"](w, p, sigma, lam_nlp))
-    grad_lag = sigma * grad_f + ca.mtimes(jac.T, lam_nlp)
+    grad_lag = lag_grad(w, p, sigma, lam_nlp)
     lagrangian = [w, p, sigma, lam], ["x", "p", "lam_f", "lam_g"]
     return {
         "nlp_f": ca.Function("nlp_f", [w, p], [f], ["x", "p"], ["f"]),
@@ -95,7 +99,7 @@ class FatropSolver(NlpSolver):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.layout: StageLayout = stage_layout(self.nlp, "the fatrop solver")
-        self._functions = {} if self._nlp_function is None else fatrop_functions(self.nlp, self._nlp_function, self._stagewise_options, self.layout.rows)
+        self._functions = {} if self._nlp_function is None else fatrop_functions(self.nlp, self._nlp_function, self._stagewise_options, self._lag_grad, self.layout.rows)
 
     def _create(self, warm: bool) -> InStageOrder:
         """The fatrop ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts).

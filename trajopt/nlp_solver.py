@@ -42,7 +42,7 @@ from typing import Any, Dict, Optional
 import casadi as ca
 import numpy as np
 
-from .derivatives import HESSIANS, available_cores, stagewise_nlp
+from .derivatives import HESSIANS, LAG_GRAD, available_cores, stagewise_nlp
 from .interrupt import SolveInterrupted, watch_interrupts
 from .nlp import NLP
 from .problem import Problem
@@ -171,6 +171,8 @@ class NlpSolver(ABC):
         self.nlpsol_options = dict(nlpsol_options or {})
         threads = min(available_cores(), MAX_DEFAULT_THREADS) if threads is None else threads
         self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian) if derivatives == "stagewise" else (None, {})
+        #: the gradient of the Lagrangian, by reverse sweeps of the stage values (None without stage-wise derivatives)
+        self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
         self._solvers: Dict[bool, Any] = {}
         self.build_time = time.perf_counter() - start
 
