@@ -59,22 +59,30 @@ def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: in
     return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N, periodic)
 
 
+#: Control-rate weight of the jumps with collocated controls (``formulation`` "inverse" or "forward").
+JUMP_CONTROL_RATE = 1e-5
+
+
 @register("go1-jump")
-def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: float = 1e-5) -> LeggedProblem:
+def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None) -> LeggedProblem:
     """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m).
 
-    The push-off runs at the torque limits, so the controls' rate is penalized
-    (``control_rate``; see :class:`trajopt.legged.LeggedProblem`). IPOPT keeps
-    its monotone barrier update here (40 iterations; adaptive took 59)."""
+    The push-off runs at the torque limits, so with collocated controls their
+    rate is penalized (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see
+    :class:`trajopt.legged.LeggedProblem`); the contact formulation holds each
+    torque over its interval and takes none. IPOPT keeps its monotone barrier
+    update here (40 iterations; adaptive took 59)."""
     return _jump(Go1(mu=mu), length, apex, dt, knots, formulation, friction, control_rate, "go1-jump")
 
 
-def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: float, problem_name: str) -> LeggedProblem:
+def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: Optional[float], problem_name: str) -> LeggedProblem:
     """A forward jump (:func:`go1_jump`) of ``robot``; IPOPT's monotone barrier update."""
     if len(knots) != 3:
         raise ValueError(f"knots: expected 3 knot counts (crouch, flight, landing), got {tuple(knots)}")
     crouch, flight, landing = knots
     schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
+    if control_rate is None:
+        control_rate = 0.0 if formulation == "contact" else JUMP_CONTROL_RATE
     weights = LeggedWeights(control_rate=control_rate)
     problem = LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
     problem.solver_options = {**problem.solver_options, "ipopt": {**problem.solver_options["ipopt"], "mu_strategy": "monotone"}}

@@ -102,7 +102,7 @@ def pronk(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = 
 
 
 @register("jump")
-def jump(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: float = 1e-5) -> LeggedProblem:
+def jump(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None) -> LeggedProblem:
     """Forward jump of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-jump scaled to its legs."""
     model = quadruped(robot, urdf, feet, knees, mu)
     scale = GaitScale.of(model)

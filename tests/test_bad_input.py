@@ -12,15 +12,11 @@ user's mistake): neither as the error nor as its displayed cause.
 from __future__ import annotations
 
 import functools
-import io
 import json
-import os
-import subprocess
-import sys
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Tuple, Type
+from typing import Any, Callable, List, Tuple, Type
 
 import casadi as ca
 import numpy as np

@@ -28,12 +28,14 @@ paste into, or ``<include>`` from, a model with the same joints and actuators.
 from __future__ import annotations
 
 import os
-import tempfile
+from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
 from lie import quat_to_rot
+
+from .atomic_file import atomic_output
 
 #: Vector orders of the exported tables.
 ORDERS = ("nominal", "pinocchio", "mujoco")
@@ -92,7 +94,8 @@ def trajectory_table(solution: Any, order: str = "nominal", dt: Optional[float] 
     blocks = [times[:, None], states, torques]
     if contacts is not None:
         columns += [f"f:{body}:{axis}" for body in robot.kinematics_bodies for axis in _AXES]
-        blocks.append(W[:, contacts.f_slice])
+        problem = solution.problem
+        blocks.append(problem.contact_forces(X, W, knots=problem.knot_index(times)).reshape(len(times), -1))
     return columns, np.hstack(blocks)
 
 
@@ -131,17 +134,7 @@ def write_mujoco_keyframes(solution: Any, path: str | os.PathLike, dt: Optional[
 
 
 def _write_text(path: str | os.PathLike, text: str, overwrite: bool) -> None:
-    path = os.fspath(path)
-    if os.path.exists(path) and not overwrite:
-        raise FileExistsError(f"path: {path!r} exists; pass overwrite=True to replace it")
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    """``text`` into ``path`` (its folder created), whole or not at all (:func:`trajopt.atomic_file.atomic_output`)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(path, overwrite) as tmp:
+        tmp.write_text(text)

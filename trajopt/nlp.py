@@ -109,7 +109,7 @@ class NLP:
     def _layout_variables(self) -> None:
         """Stage-wise decision vector ``w`` and the index arrays of its parts."""
         prob, tr = self.problem, self.transcription
-        N, nx, nu, nz = prob.N, prob.nx, prob.nu, self.nz
+        N, nu, nz = prob.N, prob.nu, self.nz
         wl, stage = Layout(), []
         ns = self.n_state
         self.idx_x, self.idx_u, self.idx_z = np.zeros((N, ns), int), np.zeros((N, nu), int), np.zeros((N - 1, nz), int)

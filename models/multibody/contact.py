@@ -40,7 +40,7 @@ discrete parameter: its derivative is defined as zero.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple
+from typing import Sequence, Tuple
 
 import casadi as ca
 import numpy as np

@@ -195,24 +195,38 @@ class LeggedProblem(Problem):
     def check_transcription(self, name: str) -> None:
         check_formulation_transcription(self.formulation, name)
 
-    def contact_forces(self, states: Any, controls: Any, knots: Any = None) -> np.ndarray:
-        """WORLD-frame contact forces (K, nc, 3) at ``knots`` (default all) of a trajectory.
+    def knot_index(self, times: Any) -> np.ndarray:
+        """The knot whose stance holds at each of ``times`` (s): ``k`` on ``[t_k, t_(k+1))``, the last knot at ``tf``."""
+        t = np.atleast_1d(np.asarray(times, dtype=float))
+        h = self.tf_guess / (self.N - 1)
+        return np.clip(np.floor(t / h + 1e-9).astype(int), 0, self.N - 1)
 
-        ``states`` (K, nx) and ``controls`` (K, nu) are the knots' values (e.g.
-        ``solution.states``, ``solution.controls``). The forces are in the
-        controls, or with ``formulation="contact"`` the KKT contact dynamics'
-        ``f(x_k, u_k)`` under knot ``k``'s stance (zero for swing feet).
+    def contact_solution(self, states: Any, controls: Any, knots: Any = None) -> tuple:
+        """Accelerations (K, nv) and WORLD-frame contact forces (K, nc, 3) of samples of a trajectory.
+
+        ``states`` (K, nx) and ``controls`` (K, control size) are knot values
+        (``solution.states``, ``solution.controls``, with ``knots`` the default
+        ``0..N-1``) or samples between knots (``solution.evaluate(t)``, with
+        ``knots = problem.knot_index(t)``). The forces are in the controls
+        (and so are the accelerations with ``"inverse"``; ``"forward"`` gives
+        them by ABA); with ``formulation="contact"`` both come from the KKT
+        contact dynamics under the sample's knot's stance (zero force on swing feet).
         """
         X, W = np.atleast_2d(np.asarray(states, dtype=float)), np.atleast_2d(np.asarray(controls, dtype=float))
-        knots = np.arange(self.N) if knots is None else np.asarray(knots, dtype=int)
+        knots = np.arange(self.N) if knots is None else np.atleast_1d(np.asarray(knots, dtype=int))
         if X.shape != (len(knots), self.nx) or W.shape != (len(knots), self.nu):
             raise ValueError(f"states, controls: expected shapes ({len(knots)}, {self.nx}) and ({len(knots)}, {self.nu}), got {X.shape} and {W.shape}")
-        cm = self.contact_model
-        if self.formulation != "contact":
-            return W[:, cm.f_slice].reshape(len(knots), self.n_feet, 3)
-        kkt = cm.kkt.map(len(knots))
-        F = np.asarray(kkt(X.T, W.T, self.dynamics_params[knots].T)[1]).T
-        return F.reshape(len(knots), self.n_feet, 3)
+        cm, robot = self.contact_model, self.robot
+        if cm.formulation == "contact":
+            A, F = (np.asarray(out).T for out in cm.kkt.map(len(knots))(X.T, W.T, self.dynamics_params[knots].T))
+        else:
+            F = W[:, cm.f_slice]
+            A = W[:, cm.a_slice] if cm.formulation == "inverse" else np.array([robot.forward_dynamics(x, robot.B_func() @ w[cm.u_slice], forces=w[cm.f_slice]) for x, w in zip(X, W)])
+        return A, F.reshape(len(knots), self.n_feet, 3)
+
+    def contact_forces(self, states: Any, controls: Any, knots: Any = None) -> np.ndarray:
+        """WORLD-frame contact forces (K, nc, 3) of samples of a trajectory (:meth:`contact_solution`)."""
+        return self.contact_solution(states, controls, knots)[1]
 
     def joint_torques(self, controls: Any) -> np.ndarray:
         """The actuator torques (K, nu) in controls (K, control size)."""

@@ -117,10 +117,10 @@ def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
             raise ValueError(f"cycles: the plan is not periodic (its end differs from its start by {mismatch:.3g} in joint angles, velocities, roll or pitch; "
                              f"tolerance {PERIODIC_TOLERANCE}): solve it with periodic=True to repeat it")
     n = int(round(steps))
-    cm, robot = problem.contact_model, problem.robot
+    cm = problem.contact_model
     local = np.arange(n) * dt
     X, W = solution.evaluate(local)
-    F = W[:, cm.f_slice].reshape(n, robot.nc, 3)
+    F = problem.contact_forces(X, W, knots=problem.knot_index(local))
     h = solution.tf / (solution.N - 1)
     knots = np.minimum(np.floor(local / h + 1e-9).astype(int), solution.N - 2)
     rot, quat, shift = _cycle_motion(solution.states)

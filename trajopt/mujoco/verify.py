@@ -176,10 +176,9 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
     torque_excess, joint_excess = np.zeros((N, ours.nu)), np.zeros((N, len(limited)))
     stance_start = np.zeros((nc, 3))
     pyramid = model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+    accelerations, forces = problem.contact_solution(X, W)
     for k in range(N):
-        x, w = X[k], W[k]
-        u, f = w[cm.u_slice], w[cm.f_slice].reshape(nc, 3)
-        a = w[cm.a_slice] if cm.a_slice.stop > cm.a_slice.start else np.asarray(ours.forward_dynamics(x, ours.B_func() @ u, forces=w[cm.f_slice])).reshape(-1)
+        x, u, a, f = X[k], W[k, cm.u_slice], accelerations[k], forces[k]
         robot.set_state(data, x)
         mujoco.mj_forward(model, data)
         mujoco.mj_fullM(model, data, M)

@@ -207,7 +207,7 @@ def _generic_figure(solution: Solution, problem: Any) -> Figure:
 
 def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
     """:func:`plot_legged_summary` of the knots of a legged solution."""
-    robot, cm = problem.robot, problem.contact_model
+    robot = problem.robot
     X, W = solution.states, solution.controls
     feet = np.array([np.asarray(robot.kinematics(x), dtype=float).reshape(robot.nc, 3) for x in X])
     return plot_legged_summary(
@@ -216,9 +216,9 @@ def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
         X[:, BASE_QUAT],
         X[:, robot.nq : robot.nq + 6],
         X[:, BASE_QUAT.stop : robot.nq],
-        W[:, cm.u_slice],
+        problem.joint_torques(W),
         robot.torque_limits(),
-        W[:, cm.f_slice].reshape(solution.N, robot.nc, 3),
+        problem.contact_forces(X, W),
         problem.schedule.stance,
         feet,
         list(problem.schedule.foot_names),
@@ -260,10 +260,10 @@ def animate_solution(solution: Solution, path: str | Path, fps: float = 30, over
         raise ValueError(f"fps: {fps} frames per second give a single frame over tf = {solution.tf} s")
     X, W = solution.evaluate(t)
     if isinstance(problem, LeggedProblem):
-        robot, cm = problem.robot, problem.contact_model
+        robot = problem.robot
         segments = stick_segments(robot.pin_model, X[:, : robot.nq])
         feet = np.array([np.asarray(robot.kinematics(x), dtype=float).reshape(robot.nc, 3) for x in X])
-        forces = W[:, cm.f_slice].reshape(t.size, robot.nc, 3)
+        forces = problem.contact_forces(X, W, knots=problem.knot_index(t))
         stance = sample_held(solution.times, problem.schedule.stance, t)
         return animate_stick_figure(t, segments, feet, forces, stance, path, fps=fps, overwrite=overwrite)
     model = problem.model

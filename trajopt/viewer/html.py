@@ -21,10 +21,10 @@ import base64
 import html
 import importlib.util
 import os
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from ..atomic_file import atomic_output
 from ..plotting.output import prepare_output_path
 from .extra import require_viz
 from .meshcat_scene import encode
@@ -114,20 +114,11 @@ def page(commands: Sequence[dict], title: str, duration: float, legend: str = ""
 
 
 def write_page(text: str, path: str | os.PathLike, overwrite: bool = False) -> Path:
-    """Write ``text`` to ``path`` (``.html``) through a temporary file in the same folder, then rename.
+    """Write ``text`` to ``path`` (``.html``), whole or not at all (:func:`trajopt.atomic_file.atomic_output`).
 
     Refuses to replace an existing file (``FileExistsError``) unless ``overwrite``.
     """
     out = prepare_output_path(path, overwrite, HTML_EXTENSIONS)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if not overwrite and out.exists():
-            raise FileExistsError(f"path: {str(out)!r} exists; pass overwrite=True to replace it")
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_output(out, overwrite) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return out

@@ -169,7 +169,7 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     robot = problem.robot
     bodies = _multibody_bodies(robot, X, max_faces)
     feet = _feet(robot, X)
-    forces = np.stack([U[:, problem.foot_force_slice(i)] for i in range(problem.n_feet)], axis=1)
+    forces = problem.contact_forces(X, U, knots=problem.knot_index(t))
     stance = sample_held(solution.times, problem.schedule.stance, t)
     forces = np.where(stance[..., None], forces, 0.0)
     if force_scale is None:
