@@ -19,9 +19,14 @@ targets: forward dynamics <= 0.7, its Jacobian <= 1.0 with gcc <= 10 s, the
 inverse-dynamics Jacobian <= 1.0). ``--structures``
 adds the forward-dynamics Jacobian built as the automatic derivative of the
 articulated-body algorithm (instead of the RNEA identity the model uses), at
--O1 and -O3, to show why the model does not use it.
+-O1 and -O3, to show why the model does not use it. ``--contact`` times the
+KKT contact dynamics of :mod:`models.multibody.contact` (the legged contact
+formulation's dynamics, stance mask symbolic) and its Jacobian two ways,
+automatic differentiation of the factorized solve and the RNEA identity,
+against pinocchio's ``constraintDynamics`` and
+``computeConstraintDynamicsDerivatives`` (4 feet in stance).
 
-    python bench/dynamics.py [--points 1000] [--repeat 7] [--opt -O1] [--structures]
+    python bench/dynamics.py [--points 1000] [--repeat 7] [--opt -O1] [--structures] [--contact]
 """
 from __future__ import annotations
 
@@ -99,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7, help="samples per timing (median reported)")
     parser.add_argument("--opt", default="-O1", help="optimization flag of the compiled functions")
     parser.add_argument("--structures", action="store_true", help="also time the AD-of-ABA forward-dynamics Jacobian")
+    parser.add_argument("--contact", action="store_true", help="also time the KKT contact dynamics and their Jacobians")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     n, rep = args.points, args.repeat
@@ -156,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.structures:
         print_structures(model, columns, n, rep)
+    if args.contact:
+        print_contact(model, X, n, rep, args.opt)
     ratios = ", ".join(f"{r.key} {r.c_eval / r.pin_call:.2f}" for r in rows)
     print(f"ratios (ours compiled per evaluation / pinocchio per call): {ratios}")
     return 0
@@ -177,6 +185,42 @@ def print_structures(model: MultibodyModel, columns: dict, n: int, rep: int) -> 
             per_eval = interleaved({"c": seconds_per_evaluation(fast, inputs, n)}, rep)["c"]
             cells.append(f"{opt}: gcc {gcc_s:5.1f} s, {1e6 * per_eval:6.2f} us")
         print(f"  {label:42s} {fn.n_instructions():6d} instr | " + " | ".join(cells))
+
+
+def print_contact(model: MultibodyModel, X: np.ndarray, n: int, rep: int, opt: str) -> None:
+    """The KKT contact dynamics, their Jacobian by AD and by the RNEA identity, against pinocchio (4 feet in stance)."""
+    from models.multibody.contact import contact_dynamics_function
+
+    kkt = contact_dynamics_function(model.tree, model._dof_parents, FEET, model.B_func(), "go1_kkt")
+    xs, us, ss = ca.SX.sym("x", model.nx), ca.SX.sym("u", model.nu), ca.SX.sym("s", 4)
+    a, f = kkt(xs, us, ss)  # inlined: automatic differentiation through the factorized solve
+    ad = ca.Function("go1_kkt_ad_jacobian", [xs, us, ss], [ca.jacobian(ca.vertcat(a, f), ca.vertcat(xs, us))], {"cse": True})
+    X_mx, U_mx, S_mx = ca.MX.sym("x", model.nx), ca.MX.sym("u", model.nu), ca.MX.sym("s", 4)
+    a_mx, f_mx = kkt(X_mx, U_mx, S_mx)  # a call node: CasADi uses the custom (RNEA-identity) Jacobian
+    identity = ca.Function("go1_kkt_identity_jacobian", [X_mx, U_mx, S_mx], [ca.jacobian(ca.vertcat(a_mx, f_mx), ca.vertcat(X_mx, U_mx))]).expand()
+    rng = np.random.default_rng(1)
+    U, S = rng.standard_normal((model.nu, n)), np.ones((4, n))
+    inputs = [ca.DM(X), ca.DM(U), ca.DM(S)]
+    pm, data = model.pin_model, model.pin_model.createData()
+    q, v, tau = model.change_order(X[: model.nq, 0], "nominal", "pinocchio"), X[model.nq :, 0], model.B_func() @ U[:, 0]
+    frames = [pm.frames[pm.getFrameId(name)] for name in FEET]
+    contacts = pin.StdVec_RigidConstraintModel([pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, fr.parentJoint, fr.placement, pin.LOCAL_WORLD_ALIGNED) for fr in frames])
+    datas = pin.StdVec_RigidConstraintData([c.createData() for c in contacts])
+    pin.initConstraintDynamics(pm, data, contacts, datas)
+
+    def derivatives() -> None:
+        pin.constraintDynamics(pm, data, q, v, tau, contacts, datas)
+        pin.computeConstraintDynamicsDerivatives(pm, data, contacts, datas)
+
+    print(f"\nKKT contact dynamics (4 feet in stance, mask symbolic; gcc {opt}; us per evaluation)")
+    peers = {"dynamics": lambda: pin.constraintDynamics(pm, data, q, v, tau, contacts, datas), "derivatives": derivatives}
+    pin_times = interleaved({k: seconds_per_call(fn, 2000) for k, fn in peers.items()}, rep)
+    for label, fn, peer in (("forward (a, f)", kkt, "dynamics"), ("Jacobian, AD of the solve", ad, "derivatives"), ("Jacobian, RNEA identity (model)", identity, "derivatives")):
+        with tempfile.TemporaryDirectory() as cache:
+            codegen_s, gcc_s, fast = compile_stats(fn, opt, cache)
+            per_eval = interleaved({"c": seconds_per_evaluation(fast, inputs, n)}, rep)["c"]
+        ratio = per_eval / pin_times[peer]
+        print(f"  {label:34s} {fn.n_instructions():7d} instr  gcc {gcc_s:5.1f} s  C/eval {1e6 * per_eval:7.2f}  pinocchio {peer} {1e6 * pin_times[peer]:6.2f}  ratio {ratio:.2f}")
 
 
 if __name__ == "__main__":
