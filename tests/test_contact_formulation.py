@@ -243,3 +243,14 @@ def test_fatrop_that_never_returns_is_stopped_at_its_wall_time():
     sol = solver.solve()
     assert time.perf_counter() - start < 8.0
     assert not sol.success and "no answer within 3 s" in sol.status
+
+
+def test_contact_formulation_refuses_contacts_sharing_a_body():
+    from models import Humanoid
+    from trajopt.legged import LeggedProblem
+    from trajopt.legged.schedule import ContactSchedule
+
+    robot = Humanoid(contacts_per_foot=4)
+    schedule = ContactSchedule(robot.kinematics_bodies, np.ones((5, robot.nc), bool), 0.05)
+    with pytest.raises(ValueError, match="contacts on one rigid body"):
+        LeggedProblem(robot, schedule, formulation="contact")

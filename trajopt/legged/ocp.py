@@ -47,6 +47,34 @@ friction constraints are then also imposed at the interval midpoints) with
 either formulation; RK4 multiple shooting only with
 ``"forward"`` (a piecewise-constant acceleration cannot satisfy the knot
 residual of ``"inverse"``).
+
+``formulation="contact"`` (crocoddyl's): the controls are the 12 torques
+alone. Accelerations and contact forces are functions of ``(x, u)``: the KKT
+contact dynamics ``[M J^T; J 0] [a; -f] = [B u - C; -Jdot v]`` of the feet in
+stance at knot ``k`` (:mod:`models.multibody.contact`; the stance mask is the
+model's dynamics parameter), held over the interval that starts at ``k``
+(a lifting foot stays in contact until the next knot, a landing foot is free
+until it). Explicit multiple shooting integrates them (RK3, costs at the
+knots: :data:`CONTACT_TRANSCRIPTION`). The friction, unilateral and torque
+limits stay hard, on ``f(x_k, u_k)`` at the stance knots before the last one
+(which holds the control of knot ``N - 2``). Touchdowns are exact without an
+impulse: the landing foot must reach its foothold at rest at its touchdown
+knot, so no velocity jumps, and from there the dynamics hold it (its later
+positions follow to the integrator's accuracy, measured 1.3e-5 m of slip on
+the trot; imposing them as well would repeat rows). An impulse model (a
+velocity jump through the contact Jacobian) would let feet land moving,
+which a simulator with soft contacts reproduces poorly (the MuJoCo study of
+:mod:`trajopt.mujoco` traces part of its drift to touchdown speeds) and adds
+a reset map to the transcription, so it was not chosen. By default
+(:data:`CONTACT_SOLVE`) fatrop solves it on tangent-chart knots
+(:mod:`trajopt.nlp`) with a Gauss-Newton Hessian, compiled; the same NLP runs
+with IPOPT or SQP + HPIPM (``solver=``). Measured (VM, loaded machine):
+trot 38 iterations, pace 34, bound 73, jump 26, Go2 trot 33; replay drift
+trot 1.4 mm / 1.2 deg, pace 5.0 mm / 7.4 deg, bound 7.1 mm / 3.2 deg, jump
+11.5 mm / 0.7 deg (RK2 instead of RK3: trot 2.7 mm; Euler 79 mm). RK4 did not
+converge with a Gauss-Newton Hessian (IPOPT and fatrop, its Jacobian checked
+against differences), RK3 does. Contacts that share a rigid body (a sole's
+corners) make the KKT matrix singular: the humanoid keeps ``"inverse"``.
 """
 from __future__ import annotations
 
@@ -170,6 +198,13 @@ class LeggedProblem(Problem):
             raise ValueError(f"friction: expected one of {FRICTION_MODELS}, got {friction!r}")
         if swing_apex < 0:
             raise ValueError(f"swing_apex: expected a height >= 0, got {swing_apex}")
+        if formulation == "contact":
+            parents = [robot.pin_model.frames[robot.pin_model.getFrameId(b)].parentJoint for b in robot.kinematics_bodies]
+            if len(set(parents)) < len(parents):
+                raise ValueError(
+                    "formulation: 'contact' holds every stance contact by its own 3 rows, and contacts on one rigid body "
+                    f"({robot.name}: {len(parents)} contacts on {len(set(parents))} bodies) make those rows dependent; use 'inverse'"
+                )
         self.robot, self.schedule, self.formulation, self.friction, self.periodic = robot, schedule, formulation, friction, periodic
         self.contact_model = ContactDynamics(robot, formulation)
         x0 = robot.init_state() if x0 is None else np.asarray(x0, dtype=float)
