@@ -327,10 +327,10 @@ class LeggedProblem(Problem):
                 ground = self.footholds[swing, i, 2]
                 lower = np.array([g + (self.swing_apex if k in apex else 0.0) for k, g in zip(swing, ground)])[:, None]
                 self.add_constraint(Constraint(lambda x, z=3 * i + 2: robot.kinematics(x)[z], knots=swing.tolist(), lower=lower, upper=np.inf, midpoints=True, name=f"{foot} swing height"))
-            if self.formulation == "contact":  # f(x_k, u_k) needs knot k's own control: not at the final knot
-                stance = stance[stance < self.N - 1]
-            if stance.size:
+            if stance.size and self.formulation != "contact":
                 self.add_constraint(self._friction_constraint(i, stance.tolist(), foot))
+        if self.formulation == "contact":
+            self.add_constraint(self._contact_friction_constraint())
         self.add_constraint(Constraint(lambda x: x[0:3], knots=-1, lower=self.target_base_position, upper=self.target_base_position, name="final base position"))
         if self.periodic:
             nv, nu = robot.nv, robot.nu
@@ -375,26 +375,36 @@ class LeggedProblem(Problem):
                 directions[group[third]] = (normal / np.linalg.norm(normal))[None, :]
         return directions
 
-    def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
+    def _friction_rows(self, f: Any) -> Any:
         """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (pyramid, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0``
-        and ``fz >= 0`` (cone, 2 rows) on foot ``i``'s force: a control, or with the ``"contact"``
-        formulation the KKT contact force ``f(x, u)`` under the knot's stance (the parameter)."""
-        mu, cm = self.robot.mu, self.contact_model
+        (cone, 1 row) of one foot's force ``f`` (3,)."""
+        mu = self.robot.mu
+        fx, fy, fz = ca.vertsplit(f)
+        if self.friction == "pyramid":
+            return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
+        return mu * mu * fz * fz - fx * fx - fy * fy
 
-        def force(x: Any, w: Any, stance: Any) -> Any:
-            if self.formulation == "contact":
-                return cm.kkt(x, w, stance)[1][3 * i : 3 * i + 3]
-            s = self.foot_force_slice(i)
-            return w[s]
+    def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
+        """The friction rows (:meth:`_friction_rows`) of foot ``i``'s force, a control (its ``fz >= 0`` is a bound)."""
+        s = self.foot_force_slice(i)
+        return Constraint(lambda x, w: self._friction_rows(w[s]), knots=knots, lower=0.0, upper=np.inf, midpoints=True, name=f"{foot} friction {self.friction}")
 
-        def rows(x: Any, w: Any, stance: Any) -> Any:
-            fx, fy, fz = ca.vertsplit(force(x, w, stance))
-            if self.friction == "pyramid":
-                return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
-            cone = mu * mu * fz * fz - fx * fx - fy * fy
-            return cone if self.formulation != "contact" else ca.vertcat(cone, fz)  # fz >= 0 is a force bound otherwise
+    def _contact_friction_constraint(self) -> Constraint:
+        """Friction rows of every foot on the KKT contact forces ``f(x_k, u_k)`` under knot ``k``'s
+        stance (the parameter), with ``fz >= 0`` for the cone (the pyramid implies it), at the knots
+        before the last (which holds the control of knot ``N - 2``) where a foot stands. One
+        constraint for all feet: one contact-dynamics solve (and Jacobian) per knot. A swing foot's
+        rows are free (infinite bounds): its force is zero."""
+        cm, stance, cone = self.contact_model, self.schedule.stance, self.friction == "cone"
+        knots = np.flatnonzero(stance[: self.N - 1].any(axis=1))
 
-        return Constraint(rows, knots=knots, lower=0.0, upper=np.inf, params=self.dynamics_params[knots], midpoints=True, name=f"{foot} friction {self.friction}")
+        def rows(x: Any, w: Any, mask: Any) -> Any:
+            f = cm.kkt(x, w, mask)[1]
+            return ca.vertcat(*[ca.vertcat(self._friction_rows(f[3 * i : 3 * i + 3]), *([f[3 * i + 2]] if cone else [])) for i in range(self.n_feet)])
+
+        per_foot = 2 if cone else 4
+        lower = np.where(np.repeat(stance[knots], per_foot, axis=1), 0.0, -np.inf)
+        return Constraint(rows, knots=knots.tolist(), lower=lower, upper=np.inf, params=self.dynamics_params[knots], name=f"friction {self.friction} on the contact forces")
 
     def _reference_states(self) -> np.ndarray:
         """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``."""
