@@ -32,6 +32,7 @@ tasks, writes the rows received, and raises ``KeyboardInterrupt``.
 from __future__ import annotations
 
 import fcntl
+import heapq
 import json
 import os
 import time
@@ -300,7 +301,8 @@ class _Runner:
         versions = self.client.run(check_worker, self.ref)
         skipped = len(self.finished)
         bar = Progress(len(self.points), skipped, stream)
-        ready = sorted(self._ready_initially(), key=lambda j: self.rank[j])
+        ready = [(int(self.rank[j]), j) for j in self._ready_initially()]  # a heap: the next point in plan order first
+        heapq.heapify(ready)
         in_flight: Dict[Any, int] = {}
         results = as_completed()
         slots, slots_read = self._slots(), time.monotonic()
@@ -308,7 +310,7 @@ class _Runner:
 
         def fill() -> None:
             while ready and len(in_flight) < 2 * slots:
-                j = ready.pop(0)
+                _, j = heapq.heappop(ready)
                 future = self._submit(j)
                 in_flight[future] = j
                 results.add(future)
@@ -328,8 +330,7 @@ class _Runner:
                     self.finished[i] = {"success": row["success"], "file": row["file"]}
                 for child in self.children.get(i, []):  # after an error too: the child starts from an older ancestor
                     if child not in self.finished:
-                        ready.append(child)
-                ready.sort(key=lambda j: self.rank[j])
+                        heapq.heappush(ready, (int(self.rank[child]), child))
                 if time.monotonic() - slots_read > SLOTS_REFRESH:
                     slots, slots_read = self._slots(), time.monotonic()
                 fill()
