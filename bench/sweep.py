@@ -23,8 +23,9 @@ load average is printed at the start and the end):
    memory is sampled every 0.2 s: peak (``ru_maxrss``) and the samples at 10 %
    and at the end of the points (flat = streamed); the workers' peak RSS.
    Target: the sweep's process < 300 MB for 1000 points.
-4. Warm starts: the go1-trot grid with ``warm_start="nearest"`` against the
-   cold run: iterations and solve time summed over the grid.
+4. Warm starts: the go1-trot grid, and a 12-point quadrotor-flip grid
+   (``u_max`` x ``tf``), with ``warm_start="nearest"`` against cold starts:
+   iterations (failed warm starts included) and solve time summed over the grid.
 
     python bench/sweep.py [--repeat 2] [--points 1000] [--noop 400] [--skip-memory]
 """
@@ -54,6 +55,7 @@ from distributed import Client, LocalCluster, as_completed  # noqa: E402
 from trajopt.batch import range_values, sweep  # noqa: E402
 
 TROT_GRID = {"step": range_values(0.05, 0.30, 6), "apex": [0.05, 0.08, 0.11, 0.14]}
+FLIP_GRID = {"u_max": [5.0, 5.5, 6.0, 6.5], "tf": [1.8, 2.0, 2.2]}
 
 
 def load() -> str:
@@ -97,6 +99,14 @@ def trot_sweep(client: Client, threads: int, warm: Any = None) -> Dict[str, Any]
     }
 
 
+def flip_sweep(client: Client, warm: Any) -> Dict[str, Any]:
+    """The quadrotor-flip over ``u_max`` 5..6.5 (4) x ``tf`` 1.8..2.2 (3): iterations and solve time summed."""
+    with tempfile.TemporaryDirectory() as out:
+        result = sweep("quadrotor-flip", FLIP_GRID, client=client, out=out, warm_start=warm)
+        table = result.table(["success", "iterations", "discarded_iterations", "solve_time"]).to_pydict()
+    return {"iterations": sum(table["iterations"]) + sum(table["discarded_iterations"]), "solve": sum(table["solve_time"]), "succeeded": sum(table["success"]), "wall": result.wall_time}
+
+
 def noop(i: int) -> int:
     return i
 
@@ -131,12 +141,13 @@ def throughput(repeat: int, noop_tasks: int) -> Dict[str, Any]:
         two = clusters["2 workers x 1 thread"][1]
         per_task = overhead(two, noop_tasks)
         warm = trot_sweep(two, 1, "nearest")
+        flip = {mode: flip_sweep(two, mode) for mode in (None, "nearest")}
         worker_rss = two.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     finally:
         for c, client in clusters.values():
             client.close()
             c.close()
-    return {"runs": runs, "per_task": per_task, "warm": warm, "worker_rss": worker_rss}
+    return {"runs": runs, "per_task": per_task, "warm": warm, "flip": flip, "worker_rss": worker_rss}
 
 
 MEMORY_CHILD = """
@@ -177,15 +188,7 @@ def memory(points: int) -> Dict[str, Any]:
     return {"points": total, "peak": report["peak"], "rss_10": at_10, "rss_end": samples[-1][1] if samples else float("nan"), "wall": wall, "summary": summary}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=2, help="rounds of the throughput configurations (default 2)")
-    parser.add_argument("--points", type=int, default=1000, help="points of the memory sweep (default 1000)")
-    parser.add_argument("--noop", type=int, default=400, help="empty tasks of the overhead measurement (default 400)")
-    parser.add_argument("--skip-memory", action="store_true", help="skip the memory sweep")
-    args = parser.parse_args()
-    print(f"start: {load()}, {os.cpu_count()} cores", flush=True)
-
+def report_throughput(args: argparse.Namespace) -> None:
     t = throughput(args.repeat, args.noop)
     print(f"\n1. go1-trot, {len(TROT_GRID['step']) * len(TROT_GRID['apex'])} points, cold starts ({args.repeat} rounds, medians)")
     print(f"{'configuration':<24} {'points/s':>9} {'wall s':>7} {'median solve s':>15} {'median task s':>14} {'utilization':>12} {'succeeded':>10}")
@@ -208,14 +211,34 @@ def main() -> None:
     print(f"\n4. warm starts (go1-trot grid, 2 workers): cold {cold['iterations']} iterations, {cold['solve']:.2f} s of solves, {cold['wall']:.1f} s wall; "
           f"nearest {warm['iterations']} iterations ({100 * (1 - warm['iterations'] / cold['iterations']):.0f} % fewer), {warm['solve']:.2f} s of solves, "
           f"{warm['wall']:.1f} s wall; succeeded {cold['succeeded']} / {warm['succeeded']}")
+    cold_flip, warm_flip = t["flip"][None], t["flip"]["nearest"]
+    print(f"   quadrotor-flip, 12 points: cold {cold_flip['iterations']} iterations, {cold_flip['solve']:.2f} s of solves; nearest {warm_flip['iterations']} "
+          f"({100 * (1 - warm_flip['iterations'] / cold_flip['iterations']):.0f} % fewer), {warm_flip['solve']:.2f} s; succeeded {cold_flip['succeeded']} / {warm_flip['succeeded']}")
     print("   worker peak RSS after the go1-trot sweeps: " + ", ".join(f"{v:.0f} MB" for v in t["worker_rss"].values()))
 
+
+def report_memory(points: int) -> None:
+    m = memory(points)
+    print(f"\n3. memory, quadrotor sweep of {m['points']} points (N = 21, continuation, trajopt sweep, {m['wall']:.0f} s): the sweep's process "
+          f"peak {m['peak']:.0f} MB (target < 300), {m['rss_10']:.0f} MB at 10 % of the points, {m['rss_end']:.0f} MB at the end")
+    for line in m["summary"]:
+        print("   " + line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=2, help="rounds of the throughput configurations (default 2)")
+    parser.add_argument("--points", type=int, default=1000, help="points of the memory sweep (default 1000)")
+    parser.add_argument("--noop", type=int, default=400, help="empty tasks of the overhead measurement (default 400)")
+    parser.add_argument("--skip-memory", action="store_true", help="skip the memory sweep")
+    parser.add_argument("--skip-throughput", action="store_true", help="skip the go1-trot measurements (1, 2 and 4)")
+    args = parser.parse_args()
+    print(f"start: {load()}, {os.cpu_count()} cores", flush=True)
+
+    if not args.skip_throughput:
+        report_throughput(args)
     if not args.skip_memory:
-        m = memory(args.points)
-        print(f"\n3. memory, quadrotor sweep of {m['points']} points (N = 21, continuation, trajopt sweep, {m['wall']:.0f} s): the sweep's process "
-              f"peak {m['peak']:.0f} MB (target < 300), {m['rss_10']:.0f} MB at 10 % of the points, {m['rss_end']:.0f} MB at the end")
-        for line in m["summary"]:
-            print("   " + line)
+        report_memory(args.points)
     print(f"\nend: {load()}")
 
 

@@ -275,11 +275,15 @@ class _Runner:
             a = int(self.parent[a])
         return None
 
-    def _submit(self, i: int) -> Any:
+    def _submit(self, i: int) -> tuple:
+        """``(task future, warm-start data future or None)`` of point ``i``. The neighbour's solution file
+        is scattered to the workers rather than embedded in the task: Dask keeps the last messages of
+        each stream for debugging (``distributed.admin.low-level-log-length``, 1000), which with
+        solution files inside grew this process by ~50 kB per task."""
         source = self._warm_source(i) if self.warm else None
-        warm = (self.out / self.finished[source]["file"]).read_bytes() if source is not None else None
+        warm = self.client.scatter((self.out / self.finished[source]["file"]).read_bytes(), hash=False) if source is not None else None
         args = (self.ref, self.points[i], self.settings, warm, self.hashes[source] if source is not None else "", self.points[source] if source is not None else None)
-        return self.client.submit(solve_point, *args, key=f"trajopt-sweep-{self.hashes[i]}-{uuid.uuid4().hex[:8]}", retries=self.retries, pure=False)
+        return self.client.submit(solve_point, *args, key=f"trajopt-sweep-{self.hashes[i]}-{uuid.uuid4().hex[:8]}", retries=self.retries, pure=False), warm
 
     def _record(self, i: int, future: Any) -> Dict[str, Any]:
         """Write the solution and the row of point ``i`` from its finished ``future``; return the row."""
@@ -303,7 +307,7 @@ class _Runner:
         bar = Progress(len(self.points), skipped, stream)
         ready = [(int(self.rank[j]), j) for j in self._ready_initially()]  # a heap: the next point in plan order first
         heapq.heapify(ready)
-        in_flight: Dict[Any, int] = {}
+        in_flight: Dict[Any, tuple] = {}  # task future -> (point, warm-start data future)
         results = as_completed()
         slots, slots_read = self._slots(), time.monotonic()
         solved = failed = errors = 0
@@ -311,17 +315,19 @@ class _Runner:
         def fill() -> None:
             while ready and len(in_flight) < 2 * slots:
                 _, j = heapq.heappop(ready)
-                future = self._submit(j)
-                in_flight[future] = j
+                future, warm = self._submit(j)
+                in_flight[future] = (j, warm)
                 results.add(future)
 
         try:
             fill()
             bar.update(running=len(in_flight))
             for future in results:
-                i = in_flight.pop(future)
+                i, warm = in_flight.pop(future)
                 row = self._record(i, future)
                 future.release()
+                if warm is not None:
+                    warm.release()
                 bad = not row["success"]
                 errors += bool(row["error"])
                 failed += bad and not row["error"]
