@@ -22,7 +22,9 @@ solution (from the nearest successful ancestor if the parent failed); the
 sweep submits every point whose parent is done, so the parallelism grows
 from ``seeds`` to the width of the forest. Each step of Prim's algorithm
 costs O(n d), so the plan costs O(n^2 d) for n points in d normalized
-dimensions: 20 ms for 1000 points, about a minute for 100k.
+dimensions (measured on a 2-parameter grid: 0.04 s for 1024 points, 2.1 s
+for 10,000, 18 s for 30,000, so ~3 min for 100k), in O(n d) memory (the
+roots' k-means steps assign points with a k-d tree).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import json
 from typing import Any, List, Mapping, Sequence, Tuple
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 #: Default number of points per root tree (``seeds = ceil(n / POINTS_PER_SEED)``).
 POINTS_PER_SEED = 16
@@ -77,8 +80,7 @@ def roots(coords: np.ndarray, seeds: int) -> List[int]:
         chosen.append(nxt)
         nearest = np.minimum(nearest, _distances(coords, nxt))
     for _ in range(LLOYD_STEPS):
-        d = np.stack([_distances(coords, r) for r in chosen])
-        owner = np.argmin(d, axis=0)
+        owner = cKDTree(coords[chosen]).query(coords)[1]  # O(n log k) time, O(n) memory
         moved = []
         for c in range(len(chosen)):
             members = np.flatnonzero(owner == c)
