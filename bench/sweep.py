@@ -39,7 +39,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List
@@ -82,12 +81,21 @@ def cluster(workers: int) -> tuple:
     return c, client
 
 
+def cpu_seconds() -> float:
+    """On a worker: user + system CPU time of its process so far."""
+    times = psutil.Process().cpu_times()
+    return times.user + times.system
+
+
 def trot_sweep(client: Client, threads: int, warm: Any = None) -> Dict[str, Any]:
+    before = client.run(cpu_seconds)
     with tempfile.TemporaryDirectory() as out:
         result = sweep("go1-trot", TROT_GRID, client=client, out=out, warm_start=warm, threads=threads)
         table = result.table(["success", "iterations", "discarded_iterations", "solve_time", "task_time"]).to_pydict()
+    after = client.run(cpu_seconds)
     assert result.errors == 0, result
     return {
+        "cpu": sum(after[w] - before[w] for w in after if w in before),
         "rate": result.points / result.wall_time,
         "wall": result.wall_time,
         "succeeded": sum(table["success"]),
@@ -191,16 +199,22 @@ def memory(points: int) -> Dict[str, Any]:
 def report_throughput(args: argparse.Namespace) -> None:
     t = throughput(args.repeat, args.noop)
     print(f"\n1. go1-trot, {len(TROT_GRID['step']) * len(TROT_GRID['apex'])} points, cold starts ({args.repeat} rounds, medians)")
-    print(f"{'configuration':<24} {'points/s':>9} {'wall s':>7} {'median solve s':>15} {'median task s':>14} {'utilization':>12} {'succeeded':>10}")
+    print(f"{'configuration':<24} {'points/s':>9} {'wall s':>7} {'median solve s':>15} {'median task s':>14} {'utilization':>12} {'cores used':>11} {'CPU s/point':>12} {'succeeded':>10}")
     rate: Dict[str, float] = {}
     for name, runs in t["runs"].items():
         rate[name] = statistics.median(r["rate"] for r in runs)
         workers = 2 if name.startswith("2") else 1
         util = statistics.median(r["busy"] / (r["wall"] * workers) for r in runs)
         print(f"{name:<24} {rate[name]:>9.2f} {statistics.median(r['wall'] for r in runs):>7.1f} {statistics.median(r['median_solve'] for r in runs):>15.3f} "
-              f"{statistics.median(r['median_task'] for r in runs):>14.3f} {100 * util:>11.1f}% {runs[-1]['succeeded']:>10}")
+              f"{statistics.median(r['median_task'] for r in runs):>14.3f} {100 * util:>11.1f}% {statistics.median(r['cpu'] / r['wall'] for r in runs):>11.2f} "
+              f"{statistics.median(r['cpu'] for r in runs) / len(TROT_GRID['step']) / len(TROT_GRID['apex']):>12.3f} {runs[-1]['succeeded']:>10}")
     ratio = rate["2 workers x 1 thread"] / rate["1 worker x 1 thread"]
     print(f"2 workers / 1 worker: {ratio:.2f}x (target >= 1.8); 2 workers / 1 worker with 2 threads per solve: {rate['2 workers x 1 thread'] / rate['1 worker x 2 threads']:.2f}x")
+    print("   (cores used: the workers' CPU time over the wall time; below 2 for 2 workers, other jobs took the rest of the machine)")
+    one, two = t["runs"]["1 worker x 1 thread"], t["runs"]["2 workers x 1 thread"]
+    cpu_ratio = statistics.median(r["cpu"] for r in two) / statistics.median(r["cpu"] for r in one)
+    util_ratio = statistics.median(r["busy"] / (2 * r["wall"]) for r in two) / statistics.median(r["busy"] / r["wall"] for r in one)
+    print(f"   CPU time per point, 2 workers / 1 worker: {cpu_ratio:.3f}; with 2 whole cores the ratio would be about 2 x {util_ratio:.3f} / {cpu_ratio:.3f} = {2 * util_ratio / cpu_ratio:.2f}x")
 
     median_solve = statistics.median(r["median_solve"] for r in t["runs"]["2 workers x 1 thread"])
     print(f"\n2. scheduler overhead: {1e3 * t['per_task']:.2f} ms of worker time per task ({args.noop} empty tasks, 2 workers); "

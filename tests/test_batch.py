@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -246,6 +245,8 @@ def test_sweep_folder_rules(client, tmp_path):
     sweep("pendulum", {"u_max": [4.0, 5.0]}, client=client, out=out, params={"N": 21}, warm_start=None)
     grown = sweep("pendulum", {"u_max": [4.0, 5.0, 6.0]}, client=client, out=out, params={"N": 21}, warm_start=None)
     assert (grown.skipped, grown.solved, grown.table().num_rows) == (2, 1, 3)
+    with pytest.raises(ValueError, match="n_workers: sizes the embedded cluster"):
+        sweep("pendulum", {"u_max": [4.0, 5.0]}, client=client, out=out, params={"N": 21}, warm_start=None, n_workers=2)
     with pytest.raises(ValueError, match="holds a sweep of 'pendulum'"):
         sweep("cartpole", {"u_max": [4.0, 5.0]}, client=client, out=out)
     with pytest.raises(ValueError, match="holds a sweep"):

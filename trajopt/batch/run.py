@@ -31,7 +31,6 @@ tasks, writes the rows received, and raises ``KeyboardInterrupt``.
 """
 from __future__ import annotations
 
-import fcntl
 import heapq
 import json
 import os
@@ -49,6 +48,11 @@ from distributed import Client, LocalCluster, as_completed
 
 from ..atomic_file import atomic_output
 from ..derivatives import available_cores
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no folder lock
+    fcntl = None  # type: ignore[assignment]
 from ..solver import solver_class
 from ..transcription import get_transcription
 from . import continuation
@@ -135,9 +139,12 @@ def _locked(out: Path) -> Iterator[None]:
     """Hold ``out/.lock`` exclusively; ``RuntimeError`` when another sweep holds it."""
     with open(out / ".lock", "a") as fh:
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if fcntl is not None:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise RuntimeError(f"out: another sweep is running in {os.fspath(out)!r}") from None
+        except OSError:  # a filesystem without flock: unlocked, as the compile cache does
+            pass
         yield
 
 
@@ -145,6 +152,8 @@ def _locked(out: Path) -> Iterator[None]:
 def _connected(client: Union[None, str, Client], n_workers: Optional[int], retries: int) -> Iterator[Client]:
     """The client to use: ``client`` itself, a new one connected to the scheduler address ``client``,
     or an embedded ``LocalCluster`` (one single-threaded worker process per core); closes what it opened."""
+    if client is not None and n_workers is not None:
+        raise ValueError("n_workers: sizes the embedded cluster; a given client's cluster has its own workers")
     if isinstance(client, Client):
         yield client
         return
