@@ -75,6 +75,10 @@ class Progress:
         self.stream.flush()
 
 
+def _points(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
 def _percentiles(values: np.ndarray, fmt: str) -> str:
     if values.size == 0:
         return "none"
@@ -107,7 +111,7 @@ def summary(table: pa.Table, stats: Dict[str, Any]) -> str:
     lines.append(f"  iterations: {_percentiles(iterations, '.0f')}")
     if warm.any():
         lines.append(
-            f"  warm starts: {int(warm.sum())} points from a solved neighbour, mean {iterations[warm].mean():.1f} iterations; "
+            f"  warm starts: {_points(int(warm.sum()))} from a solved neighbour, mean {iterations[warm].mean():.1f} iterations; "
             f"{int((~warm).sum())} cold, mean {iterations[~warm].mean() if (~warm).any() else float('nan'):.1f}; "
             f"{int(discarded.sum())} iterations of failed warm starts discarded"
         )
