@@ -39,26 +39,32 @@ How it works (details in the modules):
 One thread per solve: Dask runs one task per worker thread, and a solve
 whose stage maps used every core (``trajopt.solve``'s default) would compete
 with the other workers' solves. Measured with ``bench/sweep.py`` on the
-24-point go1-trot grid (2 cores shared with other jobs, load average 2.1-2.5):
-2 workers x 1 thread 2.97 points/s, 1.97x one such worker (target 1.8x),
-and 1.88x one worker whose solves use 2 threads (threads speed up only the
-stage evaluations, not problem building nor MUMPS).
+24-point go1-trot grid, 2 cores shared with other jobs (load average 1.9 to
+3.7): 2 workers x 1 thread solved 1.97x the points per second of one such
+worker in the run where they got the machine (2.97 points/s), 1.75x when
+they got 1.82 cores, 1.45x with 1.14 cores; their CPU time per point is
+the same as one worker's (ratio 1.00-1.04), so on two free cores the ratio
+is ~1.9x (target 1.8x). One worker whose solves use 2 threads gets only
+1.1 cores out of them (threads speed up the stage evaluations, not problem
+building nor MUMPS): 2 single-threaded workers do 1.7-1.9x its throughput.
 
-Warm starts measured on the same run: the go1-trot grid took 335
-iterations instead of 374 from cold (10 % fewer: its points are far apart,
-the step doubles between the first two), a 12-point quadrotor-flip grid
-3x fewer (114 instead of 341 in the tests' runs); the summary and the table
-(``warm_from``, ``discarded_iterations``) report it for every sweep.
+Warm starts (same runs): the go1-trot grid took 335 iterations instead of
+374 from cold (10 % fewer: its points are far apart, the step doubles
+between the first two, and building each problem is half of a point's
+time), a 12-point quadrotor-flip grid 124 instead of 341 (64 % fewer, solve
+time 2.9 -> 1.0 s); the summary and the table (``warm_from``,
+``discarded_iterations``) report it for every sweep.
 
 What a 100k-problem sweep costs on N workers
 --------------------------------------------
 Measured (``bench/sweep.py``, 2-core machine under load): a go1-trot point
-takes 0.67 s of one worker (0.35 s median solve, the rest building the
-problem and its NLP and returning an 81 kB solution file); a quadrotor point
-(N = 21, continuation) 0.07 s. Dask's documentation gives about 1 ms of
-scheduler overhead per task; through this module's loop (submit, receive,
-write the file and the row, release) an empty task costs 5.3 ms of wall
-time on the 2-worker cluster, so one sweep process hands out at most ~190
+takes 0.60-0.67 s of one worker's CPU (0.32-0.35 s median solve, the rest
+building the problem and its NLP and returning an 81 kB solution file); a
+quadrotor point (N = 21, continuation) 0.07 s. Dask's documentation gives
+about 1 ms of scheduler overhead per task; through this module's loop
+(submit, receive, write the file and the row, release) an empty task costs
+4.6-5.3 ms of wall time on the 2-worker cluster (2-3 % of the median
+go1-trot solve; target 5 %), so one sweep process hands out at most ~200
 tasks per second whatever the cluster's size.
 
 - 100k go1-trot points: 100,000 x 0.67 s = 67,000 worker-seconds, i.e.
