@@ -335,8 +335,11 @@ def test_cli_sweep_grid_summary_and_plot(tmp_path, capsys):
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "over 6 points (u_max: 3 x tf: 2)" in captured.out and "6 points (6 solved in this run, 0 done before)" in captured.out
-    assert "sweep: 6/6 done" in captured.err
+    failed = sum(not r["success"] for r in pq.read_table(out / "results.parquet").to_pylist())
+    assert f"sweep [####################] 6/6 done, {failed} failed, 0 running" in captured.err
+    assert f"{6 - failed} succeeded" in captured.out
     rows = pq.read_table(out / "results.parquet").to_pylist()
+    assert all(r["error"] == "" for r in rows)
     assert sorted((r["u_max"], r["tf"]) for r in rows) == [(u, t) for u in (4.0, 5.0, 6.0) for t in (2.5, 3.0)]
     assert all(json.loads(r["params"])["N"] == 21 for r in rows)
     assert (out / "objective.png").stat().st_size > 10_000

@@ -1,6 +1,6 @@
 """The sweep's progress line and its final summary.
 
-:class:`Progress` prints ``done/total``, the failed points (solver failures
+:class:`Progress` prints a bar, ``done/total``, the failed points (solver failures
 and task errors), the points running, the elapsed time and the ETA (the
 remaining points times the mean wall time per point finished so far in this
 run). On a terminal it rewrites one line (at most every 0.2 s); elsewhere
@@ -18,6 +18,10 @@ from typing import Any, Dict, Optional, TextIO
 
 import numpy as np
 import pyarrow as pa
+
+
+#: Characters of the bar.
+BAR_WIDTH = 20
 
 
 def _clock(seconds: float) -> str:
@@ -41,7 +45,9 @@ class Progress:
         remaining = self.total - self.already - self.done
         eta = _clock(elapsed / self.done * remaining) if self.done else "?"
         already = f" ({self.already} done before)" if self.already else ""
-        return f"sweep: {self.already + self.done}/{self.total} done{already}, {self.failed} failed, {self.running} running | {_clock(elapsed)} elapsed, ETA {eta}"
+        filled = int(BAR_WIDTH * (self.already + self.done) / max(1, self.total))
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
+        return f"sweep [{bar}] {self.already + self.done}/{self.total} done{already}, {self.failed} failed, {self.running} running | {_clock(elapsed)} elapsed, ETA {eta}"
 
     def update(self, finished: int = 0, failed: int = 0, running: Optional[int] = None) -> None:
         """Count ``finished`` points (``failed`` of them failed) and set the number running; print if due."""
