@@ -50,7 +50,12 @@ def check_parameters(name: str, params: Dict[str, Any]) -> None:
     """``TypeError`` naming a parameter that problem ``name``'s factory does not take, or whose value
     is not of its default's kind (a number for a number, a string for a string, a bool for a bool,
     a sequence for a sequence; defaults of ``None`` accept anything)."""
-    accepted = {p.name: p for p in inspect.signature(factory(name)).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    check_arguments(factory(name), params, name)
+
+
+def check_arguments(fn: Callable[..., Any], params: Dict[str, Any], name: str) -> None:
+    """:func:`check_parameters` for any problem factory ``fn`` (called ``name`` in the messages)."""
+    accepted = {p.name: p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     for key, value in params.items():
         if key not in accepted:
             signature = ", ".join(f"{p.name}={p.default!r}" for p in accepted.values())

@@ -21,6 +21,7 @@ trajectory in a stated vector order (:mod:`trajopt.export`).
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import zipfile
@@ -125,15 +126,33 @@ class Solution:
         ``overwrite``; ``FileNotFoundError`` when its folder does not exist.
         Interrupted, it leaves no partial file.
         """
+        data = self.to_bytes()
+        with atomic_output(path, overwrite) as tmp:
+            tmp.write_bytes(data)
+
+    def to_bytes(self) -> bytes:
+        """The content of the file :meth:`save` writes (e.g. to send a solution between processes without pickle)."""
         meta: Dict[str, Any] = {"format": FILE_FORMAT}
         for f in fields(self):
             if f.name not in _ARRAYS and f.init and f.name != "problem":
                 value = getattr(self, f.name)
                 meta[f.name] = value.item() if isinstance(value, np.generic) else value
         arrays = {name: np.asarray(getattr(self, name), dtype=float) for name in _ARRAYS}
-        with atomic_output(path, overwrite) as tmp:
-            with open(tmp, "wb") as fh:
-                np.savez(fh, metadata=np.array(json.dumps(meta)), **arrays)
+        buffer = io.BytesIO()
+        np.savez(buffer, metadata=np.array(json.dumps(meta)), **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, problem: Any = None, name: str = "data") -> "Solution":
+        """The solution whose file content (:meth:`to_bytes`) is ``data``, checked as :meth:`load` checks a
+        file (``ValueError`` naming ``name`` otherwise); ``problem`` as in :meth:`load`."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{name}: expected the bytes of a solution file, got {type(data).__name__}")
+        meta, arrays = _read(io.BytesIO(data), name)
+        sol = cls(**arrays, **meta)
+        if problem is not None:
+            sol.attach(problem)
+        return sol
 
     @classmethod
     def load(cls, path: str | os.PathLike, problem: Any = None) -> "Solution":
@@ -148,7 +167,7 @@ class Solution:
             raise TypeError(f"path: expected a file name, got {type(path).__name__} {path!r}")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"path: no solution file at {os.fspath(path)!r}")
-        meta, arrays = _read(path)
+        meta, arrays = _read(path, f"path: {os.fspath(path)!r}")
         sol = cls(**arrays, **meta)
         if problem is not None:
             sol.attach(problem)
@@ -217,11 +236,10 @@ def model_name(model: Any) -> str:
 _FIELD_TYPES: Dict[str, tuple] = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float), "Dict[str, Any]": (dict,)}
 
 
-def _read(path: str | os.PathLike) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-    """``(metadata, arrays)`` of a solution file, checked (module docstring); ``ValueError`` naming ``path`` otherwise."""
-    where = f"path: {os.fspath(path)!r}"
+def _read(source: str | os.PathLike | io.BytesIO, where: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
+    """``(metadata, arrays)`` of a solution file (a path or its bytes), checked (module docstring); ``ValueError`` naming ``where`` otherwise."""
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = np.load(source, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
         reason = "" if "pickle" in str(err) else f": {err}"  # numpy takes any other file for a pickle, which is never read
         raise ValueError(f"{where} is not a trajopt solution file (not a numpy .npz archive{reason})") from None

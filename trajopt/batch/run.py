@@ -1,0 +1,369 @@
+"""The sweep driver: :func:`sweep` submits the grid's points to Dask and streams the results to disk.
+
+The sweep folder ``out``:
+
+- ``sweep.json``: what the folder holds (the problem and the solve settings
+  that define the solved problem: transcription, solver, options). A rerun
+  must name the same; the grid may grow or shrink (only the points not done
+  yet are solved);
+- ``solutions/<key>.npz``: each point's :class:`~trajopt.Solution` (written
+  by this process from the bytes a worker returns, atomically);
+- ``results.parquet`` and ``parts/`` (:mod:`trajopt.batch.table`);
+- ``.lock``: held (``flock``) while a sweep runs, so two sweeps never write
+  one folder.
+
+Scheduling: at most ``2 x`` the cluster's worker threads tasks are in flight
+(re-read every few seconds, so workers may join or leave); each finished
+task is recorded and released before the next is submitted, so the memory
+of this process and of the scheduler does not grow with the grid. Without
+warm starts the points go in grid order; with ``warm_start="nearest"``
+each point waits for its parent in the continuation forest
+(:mod:`trajopt.batch.continuation`).
+
+Faults: a failed solve is a row with the backend's status. A task that
+raises is retried ``retries`` times by Dask (``client.submit(retries=)``);
+a task whose worker dies (killed, out of memory) is rerun on another worker
+by the scheduler, up to its ``distributed.scheduler.allowed-failures``
+times, which the embedded cluster sets to ``retries`` (an external
+scheduler keeps its own setting). A point that still fails is a row with
+its ``error``, solved again by the next run. Ctrl-C cancels the running
+tasks, writes the rows received, and raises ``KeyboardInterrupt``.
+"""
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import time
+import uuid
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Union
+
+import dask
+import numpy as np
+import pyarrow as pa
+from distributed import Client, LocalCluster, as_completed
+
+from ..atomic_file import atomic_output
+from ..derivatives import available_cores
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no folder lock
+    fcntl = None  # type: ignore[assignment]
+from ..solver import solver_class
+from ..transcription import get_transcription
+from . import continuation
+from .points import Grid, ProblemRef, canonical_params, expand_grid, point_key
+from .progress import Progress, summary
+from .table import ResultsTable, parameter_type
+from .task import check_worker, solve_point
+
+#: Format tag of ``sweep.json``.
+MANIFEST_FORMAT = "trajopt-sweep-1"
+#: Warm-start modes.
+WARM_STARTS = ("nearest", None)
+#: Seconds between re-reads of the cluster's thread count.
+SLOTS_REFRESH = 5.0
+
+
+@dataclass
+class SweepResult:
+    """What :func:`sweep` did: counts for this run and where the results are."""
+
+    out: Path
+    problem: str
+    points: int
+    solved: int
+    skipped: int
+    failed: int
+    errors: int
+    wall_time: float
+    workers: int
+    stats: Dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def table_path(self) -> Path:
+        return self.out / "results.parquet"
+
+    def table(self, columns: Optional[List[str]] = None) -> pa.Table:
+        """The results table (``pyarrow.Table``; ``.to_pandas()`` with pandas installed)."""
+        import pyarrow.parquet as pq
+
+        return pq.read_table(self.table_path, columns=columns)
+
+    def solution_path(self, key: str) -> Path:
+        """The solution file of the point ``key``."""
+        return self.out / "solutions" / f"{key}.npz"
+
+    def summary(self) -> str:
+        """The text :func:`trajopt.batch.progress.summary` prints for this sweep."""
+        return summary(self.table(), self.stats)
+
+
+def _settings(transcription: Optional[str], solver: Optional[str], options: Optional[Dict[str, Any]], compile: Optional[bool], threads: int) -> Dict[str, Any]:
+    """Keyword arguments of :func:`trajopt.solve` (only those given), checked before any worker starts."""
+    if transcription is not None:
+        transcription = get_transcription(transcription).name
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options: expected a dict of solver options, got {type(options).__name__}")
+    if solver is not None:
+        solver_class(solver).check_options(options, None)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
+    given = {"transcription": transcription, "solver": solver, "options": options, "compile": compile}
+    return {**{k: v for k, v in given.items() if v is not None}, "threads": threads}
+
+
+def _check_manifest(out: Path, manifest: Dict[str, Any]) -> None:
+    """Write ``sweep.json``, or check that the folder's names the same problem and settings."""
+    path = out / "sweep.json"
+    if path.exists():
+        try:
+            found = json.loads(path.read_text())
+        except (OSError, ValueError) as err:
+            raise ValueError(f"out: {os.fspath(path)!r} is not a sweep description ({err})") from None
+        if found != manifest:
+            raise ValueError(f"out: {os.fspath(out)!r} holds a sweep of {found.get('problem')!r} with {found.get('solve')}, not of {manifest['problem']!r} with {manifest['solve']}; use another folder")
+        return
+    if any(p.name != ".lock" for p in out.iterdir()):
+        raise ValueError(f"out: {os.fspath(out)!r} is not empty and holds no sweep.json; use a new folder")
+    with atomic_output(path) as tmp:
+        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold ``out/.lock`` exclusively; ``RuntimeError`` when another sweep holds it."""
+    with open(out / ".lock", "a") as fh:
+        try:
+            if fcntl is not None:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"out: another sweep is running in {os.fspath(out)!r}") from None
+        except OSError:  # a filesystem without flock: unlocked, as the compile cache does
+            pass
+        yield
+
+
+@contextmanager
+def _connected(client: Union[None, str, Client], n_workers: Optional[int], retries: int) -> Iterator[Client]:
+    """The client to use: ``client`` itself, a new one connected to the scheduler address ``client``,
+    or an embedded ``LocalCluster`` (one single-threaded worker process per core); closes what it opened."""
+    if client is not None and n_workers is not None:
+        raise ValueError("n_workers: sizes the embedded cluster; a given client's cluster has its own workers")
+    if isinstance(client, Client):
+        yield client
+        return
+    with ExitStack() as stack:
+        if client is None:
+            workers = available_cores() if n_workers is None else n_workers
+            if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+                raise ValueError(f"n_workers: expected an int >= 1, got {n_workers!r}")
+            # the scheduler's HTTP server (the dashboard, when bokeh is installed) on a free port: no clash with another cluster's 8787
+            with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
+                cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"))
+            yield stack.enter_context(Client(cluster))
+        elif isinstance(client, str):
+            yield stack.enter_context(Client(client))
+        else:
+            raise TypeError(f"client: expected a distributed.Client, a scheduler address or None, got {type(client).__name__}")
+
+
+def sweep(
+    problem: Union[str, Callable[..., Any]],
+    grid: Grid,
+    client: Union[None, str, Client] = None,
+    out: Union[str, os.PathLike] = "sweep",
+    warm_start: Optional[str] = "nearest",
+    retries: int = 2,
+    params: Optional[Mapping[str, Any]] = None,
+    transcription: Optional[str] = None,
+    solver: Optional[str] = None,
+    options: Optional[Dict[str, Any]] = None,
+    compile: Optional[bool] = None,
+    threads: int = 1,
+    seeds: Optional[int] = None,
+    n_workers: Optional[int] = None,
+    progress: Optional[TextIO] = None,
+) -> SweepResult:
+    """Solve ``problem`` at every point of ``grid`` on Dask workers; results in ``out`` (:mod:`trajopt.batch`).
+
+    Parameters
+    ----------
+    problem:
+        A registry name (``"go1-trot"``), ``"package.module:function"``, or an importable factory function.
+    grid:
+        ``{key: [values]}`` (the product) or a list of ``{key: value}`` points.
+    client:
+        A ``distributed.Client``, a scheduler address (``"tcp://host:8786"``), or ``None``
+        for an embedded ``LocalCluster`` of ``n_workers`` (default: one per core)
+        single-threaded worker processes, closed at the end.
+    out:
+        The sweep folder (created); a rerun with the same folder skips the points done.
+    warm_start:
+        ``"nearest"``: each point starts from its parent's solution in the continuation
+        forest (:mod:`trajopt.batch.continuation`, ``seeds`` roots); ``None``: every
+        point from its problem's own initial guess (the same result as a single solve).
+    retries:
+        Retries of a task that raises or whose worker dies (module docstring).
+    params:
+        Parameters fixed for every point.
+    transcription, solver, options, compile:
+        As :func:`trajopt.solve` (``None``: the problem's defaults).
+    threads:
+        Threads of each solve's stage maps; 1 by default, Dask running one task per
+        worker thread (a solve with more threads would compete with the other workers' solves).
+    progress:
+        A stream for the progress line (``sys.stderr``), or ``None``.
+    """
+    if warm_start not in WARM_STARTS:
+        raise ValueError(f"warm_start: expected 'nearest' or None, got {warm_start!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries: expected an int >= 0, got {retries!r}")
+    ref = ProblemRef.resolve(problem)
+    settings = _settings(transcription, solver, options, compile, threads)
+    raw_points, keys = expand_grid(grid, params)
+    points = [canonical_params(ref, p) for p in raw_points]
+    hashes = [point_key(ref, p) for p in points]
+    if len(set(hashes)) < len(hashes):
+        seen: Dict[str, int] = {}
+        for i, h in enumerate(hashes):
+            if h in seen:
+                raise ValueError(f"grid: the point {points[i]} appears twice (points {seen[h]} and {i})")
+            seen[h] = i
+    if warm_start == "nearest":
+        order, parent = continuation.plan(continuation.coordinates(points, keys), seeds)
+    else:
+        order, parent = np.arange(len(points)), np.full(len(points), -1)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options")}}
+    with _locked(out):
+        _check_manifest(out, manifest)
+        (out / "solutions").mkdir(exist_ok=True)
+        table = ResultsTable(out, {k: parameter_type([p.get(k) for p in points]) for k in keys})
+        with _connected(client, n_workers, retries) as dask_client:
+            runner = _Runner(dask_client, ref, settings, points, keys, hashes, order, parent, out, table, retries, warm_start is not None)
+            stats = runner.run(progress)
+    return SweepResult(out, ref.name, len(points), stats["solved"], stats["skipped"], stats["failed"], stats["errors"], stats["wall"], stats["workers"], stats)
+
+
+class _Runner:
+    """One run of a sweep over a connected client (the scheduling loop of the module docstring)."""
+
+    def __init__(self, client: Client, ref: ProblemRef, settings: Dict[str, Any], points: List[Dict[str, Any]], keys: List[str], hashes: List[str],
+                 order: np.ndarray, parent: np.ndarray, out: Path, table: ResultsTable, retries: int, warm: bool) -> None:
+        self.client, self.ref, self.settings = client, ref, settings
+        self.points, self.keys, self.hashes = points, keys, hashes
+        self.parent, self.out, self.table, self.retries, self.warm = parent, out, table, retries, warm
+        self.rank = np.empty(len(points), dtype=int)
+        self.rank[order] = np.arange(len(points))
+        self.children: Dict[int, List[int]] = {}
+        for i, p in enumerate(parent):
+            if p >= 0:
+                self.children.setdefault(int(p), []).append(i)
+        done = table.done()
+        self.finished = {i: done[h] for i, h in enumerate(hashes) if h in done}  # index -> {"success", "file"}
+
+    def _slots(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def _ready_initially(self) -> List[int]:
+        return [i for i in range(len(self.points)) if i not in self.finished and (self.parent[i] < 0 or int(self.parent[i]) in self.finished)]
+
+    def _warm_source(self, i: int) -> Optional[int]:
+        """The nearest ancestor of ``i`` with a successful solution file."""
+        a = int(self.parent[i])
+        while a >= 0:
+            info = self.finished.get(a)
+            if info and info["success"] and info["file"] and (self.out / info["file"]).is_file():
+                return a
+            a = int(self.parent[a])
+        return None
+
+    def _submit(self, i: int) -> tuple:
+        """``(task future, warm-start data future or None)`` of point ``i``. The neighbour's solution file
+        is scattered to the workers rather than embedded in the task: Dask keeps the last messages of
+        each stream for debugging (``distributed.admin.low-level-log-length``, 1000), which with
+        solution files inside grew this process by ~50 kB per task."""
+        source = self._warm_source(i) if self.warm else None
+        warm = self.client.scatter((self.out / self.finished[source]["file"]).read_bytes(), hash=False) if source is not None else None
+        args = (self.ref, self.points[i], self.settings, warm, self.hashes[source] if source is not None else "", self.points[source] if source is not None else None)
+        return self.client.submit(solve_point, *args, key=f"trajopt-sweep-{self.hashes[i]}-{uuid.uuid4().hex[:8]}", retries=self.retries, pure=False), warm
+
+    def _record(self, i: int, future: Any) -> Dict[str, Any]:
+        """Write the solution and the row of point ``i`` from its finished ``future``; return the row."""
+        base = {"key": self.hashes[i], "params": json.dumps(self.points[i], sort_keys=True), **{k: self.points[i].get(k) for k in self.keys}}
+        try:
+            result = future.result()
+        except Exception as err:  # the task raised after its retries, or its worker died too often (KilledWorker)
+            row = {**base, "success": False, "status": "Error", "error": f"{type(err).__name__}: {err}".splitlines()[0][:500], "file": ""}
+        else:
+            file = f"solutions/{self.hashes[i]}.npz"
+            with atomic_output(self.out / file, overwrite=True) as tmp:
+                tmp.write_bytes(result["solution"])
+            row = {**base, **result["row"], "file": file, "error": ""}
+        self.table.append(row)
+        return row
+
+    def run(self, stream: Optional[TextIO]) -> Dict[str, Any]:
+        start = time.perf_counter()
+        versions = self.client.run(check_worker, self.ref)
+        skipped = len(self.finished)
+        bar = Progress(len(self.points), skipped, stream)
+        ready = [(int(self.rank[j]), j) for j in self._ready_initially()]  # a heap: the next point in plan order first
+        heapq.heapify(ready)
+        in_flight: Dict[Any, tuple] = {}  # task future -> (point, warm-start data future)
+        results = as_completed()
+        slots, slots_read = self._slots(), time.monotonic()
+        solved = failed = errors = 0
+
+        def fill() -> None:
+            while ready and len(in_flight) < 2 * slots:
+                _, j = heapq.heappop(ready)
+                future, warm = self._submit(j)
+                in_flight[future] = (j, warm)
+                results.add(future)
+
+        try:
+            fill()
+            bar.update(running=len(in_flight))
+            for future in results:
+                i, warm = in_flight.pop(future)
+                row = self._record(i, future)
+                future.release()
+                if warm is not None:
+                    warm.release()
+                bad = not row["success"]
+                errors += bool(row["error"])
+                failed += bad and not row["error"]
+                solved += not row["error"]
+                if not row["error"]:
+                    self.finished[i] = {"success": row["success"], "file": row["file"]}
+                for child in self.children.get(i, []):  # after an error too: the child starts from an older ancestor
+                    if child not in self.finished:
+                        heapq.heappush(ready, (int(self.rank[child]), child))
+                if time.monotonic() - slots_read > SLOTS_REFRESH:
+                    slots, slots_read = self._slots(), time.monotonic()
+                fill()
+                bar.update(finished=1, failed=int(bad), running=len(in_flight))
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            self.table.flush()
+            raise
+        bar.close()
+        self.table.compact()
+        return {
+            "problem": self.ref.name,
+            "solved": solved,
+            "skipped": skipped,
+            "failed": failed,
+            "errors": errors,
+            "wall": time.perf_counter() - start,
+            "workers": max(len(versions), len(self.client.nthreads())),
+            "out": self.out,
+        }
