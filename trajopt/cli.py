@@ -252,21 +252,26 @@ def build_problem(name: str, params: Dict[str, Any]) -> Any:
 # ------------------------------------------------------------------ files
 
 
+def check_output_path(option: str, path: str, overwrite: bool, extensions: Optional[Sequence[str]]) -> None:
+    """A usage error unless ``path`` can take the output of ``option``: it must not exist (without
+    ``--overwrite``) and must have one of ``extensions`` (``None``: any); its folder is created."""
+    if Path(path).exists() and not overwrite:
+        raise UsageError(f"{option}: {path!r} exists; pass --overwrite to replace it")
+    try:
+        if extensions is None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            prepare_output_path(path, overwrite, extensions)
+    except (ValueError, OSError) as err:
+        raise UsageError(f"{option}: {err}") from None
+
+
 def check_outputs(args: argparse.Namespace, problem: Any) -> None:
     """Fail before solving if an output file exists (without ``--overwrite``), has a wrong extension, or cannot be drawn."""
     outputs = [("--save", args.save, None), ("--plot", args.plot, FIGURE_EXTENSIONS), ("--animate", args.animate, ANIMATION_EXTENSIONS)]
     for option, path, extensions in outputs:
-        if path is None:
-            continue
-        if Path(path).exists() and not args.overwrite:
-            raise UsageError(f"{option}: {path!r} exists; pass --overwrite to replace it")
-        try:
-            if extensions is None:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            else:
-                prepare_output_path(path, args.overwrite, extensions)
-        except (ValueError, OSError) as err:
-            raise UsageError(f"{option}: {err}") from None
+        if path is not None:
+            check_output_path(option, path, args.overwrite, extensions)
     if args.animate is not None:
         try:
             check_animatable(problem)
@@ -403,12 +408,7 @@ def check_viewer_outputs(args: argparse.Namespace, problem: Any) -> None:
     if args.force_scale is not None and not args.force_scale > 0:
         raise UsageError(f"--force-scale: expected a positive length per newton, got {args.force_scale}")
     if args.html is not None:
-        if Path(args.html).exists() and not args.overwrite:
-            raise UsageError(f"--html: {args.html!r} exists; pass --overwrite to replace it")
-        try:
-            prepare_output_path(args.html, args.overwrite, HTML_EXTENSIONS)
-        except (ValueError, OSError) as err:
-            raise UsageError(f"--html: {err}") from None
+        check_output_path("--html", args.html, args.overwrite, HTML_EXTENSIONS)
 
 
 def write_viewer_outputs(args: argparse.Namespace, solution: Solution) -> None:
@@ -510,12 +510,7 @@ def verify_command(args: argparse.Namespace) -> int:
     except ImportError as err:
         raise UsageError(str(err)) from None
     if args.plot is not None:
-        if Path(args.plot).exists() and not args.overwrite:
-            raise UsageError(f"--plot: {args.plot!r} exists; pass --overwrite to replace it")
-        try:
-            prepare_output_path(args.plot, args.overwrite, FIGURE_EXTENSIONS)
-        except (ValueError, OSError) as err:
-            raise UsageError(f"--plot: {err}") from None
+        check_output_path("--plot", args.plot, args.overwrite, FIGURE_EXTENSIONS)
     for option in ("kp", "kd"):
         value = getattr(args, option)
         if value is not None and not (np.isfinite(value) and value >= 0):
