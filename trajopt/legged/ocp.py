@@ -245,15 +245,18 @@ class LeggedProblem(Problem):
         ``knots = problem.knot_index(t)``). The forces are in the controls
         (and so are the accelerations with ``"inverse"``; ``"forward"`` gives
         them by ABA); with ``formulation="contact"`` both come from the KKT
-        contact dynamics under the sample's knot's stance (zero force on swing feet).
+        contact dynamics under the sample's knot's stance (zero force on swing
+        feet), the last knot taking the last interval's (it has no control of
+        its own: its forces are those the plan's dynamics end with).
         """
         X, W = np.atleast_2d(np.asarray(states, dtype=float)), np.atleast_2d(np.asarray(controls, dtype=float))
         knots = np.arange(self.N) if knots is None else np.atleast_1d(np.asarray(knots, dtype=int))
         if X.shape != (len(knots), self.nx) or W.shape != (len(knots), self.nu):
             raise ValueError(f"states, controls: expected shapes ({len(knots)}, {self.nx}) and ({len(knots)}, {self.nu}), got {X.shape} and {W.shape}")
         cm, robot = self.contact_model, self.robot
-        if cm.formulation == "contact":
-            A, F = (np.asarray(out).T for out in cm.kkt.map(len(knots))(X.T, W.T, self.dynamics_params[knots].T))
+        if cm.formulation == "contact":  # the last knot holds the last interval's control, and so its stance
+            masks = self.dynamics_params[np.minimum(knots, self.N - 2)]
+            A, F = (np.asarray(out).T for out in cm.kkt.map(len(knots))(X.T, W.T, masks.T))
         else:
             F = W[:, cm.f_slice]
             A = W[:, cm.a_slice] if cm.formulation == "inverse" else np.array([robot.forward_dynamics(x, robot.B_func() @ w[cm.u_slice], forces=w[cm.f_slice]) for x, w in zip(X, W)])
