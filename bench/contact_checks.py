@@ -30,7 +30,7 @@ def friction_violation(forces: np.ndarray, mu: float) -> float:
         return 0.0
     f = f.reshape(-1, 3)
     rows = np.stack([np.abs(f[:, 0]) - mu * f[:, 2], np.abs(f[:, 1]) - mu * f[:, 2], -f[:, 2]])
-    return float(max(np.max(rows), 0.0))
+    return max(0.0, float(np.max(rows)))  # 0.0, not -0.0, inside
 
 
 def torque_violation(torques: np.ndarray, limits: np.ndarray) -> float:
@@ -40,7 +40,7 @@ def torque_violation(torques: np.ndarray, limits: np.ndarray) -> float:
         raise ValueError(f"torques, limits: expected shapes (K, nu) and (nu,), got {u.shape} and {lim.shape}")
     if u.size == 0:
         return 0.0
-    return float(max(np.max(np.abs(u) - lim), 0.0))
+    return max(0.0, float(np.max(np.abs(u) - lim)))
 
 
 def torque_ratio(torques: np.ndarray, limits: np.ndarray) -> float:
