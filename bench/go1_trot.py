@@ -284,8 +284,9 @@ def peer_label(solver: str) -> str:
 
 def print_table(case: str, ours: List[Dict[str, Any]], peers: List[Dict[str, Any]]) -> None:
     spec = CASES[case]
-    size = f"ours {ours[0]['n_w']} variables, {ours[0]['n_g']} constraints ({ours[0]['name']})" if ours else ""
-    print(f"\n{case}: {spec['problem']} {spec['params']} (mu {spec['mu']}, torque limits x {spec['torque_scale']}); {size}")
+    size = f"; ours {ours[0]['n_w']} variables, {ours[0]['n_g']} constraints ({ours[0]['name']})" if ours else ""
+    size += f"; peers {peers[0]['models']} action models" if peers else ""
+    print(f"\n{case}: {spec['problem']} {spec['params']} (mu {spec['mu']}, torque limits x {spec['torque_scale']}){size}")
     head = f"{'solver':18s} {'problem s':>9s} {'build s':>8s} {'solve s':>8s} {'iters':>5s} {'eval s':>7s} {'solver s':>8s} {'RSS MB':>11s} {'viol':>8s} {'fric N':>8s} {'tau Nm':>8s} {'tau/lim':>7s}  status"
     print(head)
     print("-" * len(head))
@@ -349,6 +350,7 @@ def main() -> None:
             cold = run_worker(args.cold, "trot", 1, ipopt, env={**os.environ, "TRAJOPT_CACHE": cache})
         print(f"cold compile cache: {args.cold} on the trot, build {cold['build_s']:.2f} s (code generation + gcc, parallel), then solve {cold['solve_s'][0]:.3f} s")
         print_gcc_times(CONFIGS[args.cold])
+    load_start = os.getloadavg()
     python = None if args.no_crocoddyl else peer_python()
     runs = [(n, c) for c in cases for n in names if runs_on(n, c)]
     samples: Dict[tuple, List[Dict[str, Any]]] = {run: [] for run in runs}
@@ -358,7 +360,8 @@ def main() -> None:
             peer_rounds.append(run_peers(python, cases, args.repeat))
         for n, c in runs:
             samples[(n, c)].append(run_worker(n, c, args.repeat, ipopt))
-    print(f"{args.rounds} rounds x {args.repeat} solves, medians; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
+    load = " / ".join(" ".join(f"{x:.2f}" for x in avg) for avg in (load_start, os.getloadavg()))
+    print(f"{args.rounds} rounds x {args.repeat} solves, medians; load average (1, 5, 15 min) at the start / end: {load}")
     if peer_rounds:
         print_peer_settings(peer_rounds)
     for c in cases:
