@@ -20,7 +20,9 @@ process, so its peak memory is its own):
 - ``inverse+C/monotone``: ``inverse+C`` with IPOPT's default monotone
   barrier update (what the adaptive one saves; trots only, the jump uses it
   already);
-- ``forward+C``: the forward-dynamics (ABA) formulation, compiled.
+- ``forward+C``: the forward-dynamics (ABA) formulation, compiled;
+- ``contact``: the contact-dynamics formulation (12 torques per knot, forces
+  ``f(x, u)``) on the backend its problem names (``solve_defaults``).
 
 A configuration is a dict of the arguments of
 ``trajopt.solver.solver_class(solver)(problem, transcription, options=...,
@@ -59,7 +61,8 @@ over all solves. Columns:
   ``f_z >= 0``, the problem's mu) and of the torque limits, computed by this
   bench (``bench/contact_checks.py``) from the returned plan, the same code
   for every row: ours from ``problem.contact_forces(states, controls)``
-  (WORLD frame) and ``problem.joint_torques(controls)``, the peers' from
+  (WORLD frame) and ``problem.joint_torques(controls)`` at the knots that
+  have a control of their own (:func:`checked_knots`), the peers' from
   their contact datas after the solve (see ``bench/crocoddyl_peers.py``);
   ``tau/lim``: the largest ``|u| / limit``.
 
@@ -99,6 +102,7 @@ CONFIGS: Dict[str, Dict[str, Any]] = {
     "inverse+C": {"solver": "ipopt", "formulation": "inverse", "compile": True},
     "inverse+C/monotone": {"solver": "ipopt", "formulation": "inverse", "compile": True, "options": {"mu_strategy": "monotone"}, "cases": ["trot", "trot-constrained"]},
     "forward+C": {"solver": "ipopt", "formulation": "forward", "compile": True},
+    "contact": {"formulation": "contact"},  # the problem's solve_defaults for that formulation
 }
 HEADLINE = "inverse+C"
 #: Backend arguments a configuration may leave out; :func:`backend_arguments` fills them in.
@@ -147,6 +151,15 @@ def backend_arguments(config: Dict[str, Any], problem: Any) -> Dict[str, Any]:
     return {**BASE_DEFAULTS, **problem.solve_defaults, **given}
 
 
+def checked_knots(N: int, final_control: bool) -> Any:
+    """The knots whose forces and torques the bench checks: those with a control of their own
+    (all of them, or 0..N-2 when the final knot only holds knot N-2's control, as with multiple
+    shooting; the plan's dynamics never use it, and the peers' terminal models have no control either)."""
+    import numpy as np
+
+    return np.arange(N if final_control else N - 1)
+
+
 def worker(name: str, case_name: str, repeat: int, ipopt: Dict[str, Any]) -> Dict[str, Any]:
     """Build and solve one configuration on one problem ``repeat`` times in this process; its figures."""
     import numpy as np
@@ -164,14 +177,16 @@ def worker(name: str, case_name: str, repeat: int, ipopt: Dict[str, Any]) -> Dic
     solver = backend(problem, config.get("transcription"), options=options, compile=chosen["compile"], hessian=chosen["hessian"], chart=chosen["chart"])
     solves = [solver.solve() for _ in range(repeat)]
     sol = solves[-1]
-    forces = problem.contact_forces(sol.states, sol.controls)
-    torques = problem.joint_torques(sol.controls)
+    knots = checked_knots(problem.N, solver.nlp.transcription.final_control)
+    forces = problem.contact_forces(sol.states[knots], sol.controls[knots], knots)
+    torques = problem.joint_torques(sol.controls[knots])
     limits = problem.robot.torque_limits()
     return {
         "name": name,
         "case": case_name,
         "backend": chosen,
         "formulation": problem.formulation,
+        "transcription": solver.nlp.transcription.name,
         "problem_s": problem_s,
         "build_s": sol.build_time,
         "solve_s": [s.solve_time for s in solves],
@@ -362,6 +377,11 @@ def main() -> None:
             samples[(n, c)].append(run_worker(n, c, args.repeat, ipopt))
     load = " / ".join(" ".join(f"{x:.2f}" for x in avg) for avg in (load_start, os.getloadavg()))
     print(f"{args.rounds} rounds x {args.repeat} solves, medians; load average (1, 5, 15 min) at the start / end: {load}")
+    for n in names:
+        row = next((samples[(n, c)][-1] for c in cases if runs_on(n, c)), None)
+        if row:
+            b = row["backend"]
+            print(f"  {n}: {row['formulation']} formulation, {row['transcription']}, {b['solver']}, hessian {b['hessian']}, chart {b['chart']}, compile {b['compile']}")
     if peer_rounds:
         print_peer_settings(peer_rounds)
     for c in cases:
