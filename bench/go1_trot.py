@@ -107,9 +107,11 @@ CONFIGS: Dict[str, Dict[str, Any]] = {
 HEADLINE = "inverse+C"
 #: Backend arguments a configuration may leave out; :func:`backend_arguments` fills them in.
 BACKEND_KEYS = ("solver", "compile", "hessian", "chart")
-#: The problems: registry name and parameters of ours; the peers' gait, friction coefficient,
-#: torque-limit scale and solvers (``bench/crocoddyl_peers.py``).
+#: mim-solvers' CSQP with its default, tight and loose QP settings (``bench/crocoddyl_peers.py``).
 CSQP_VARIANTS = ["csqp", "csqp/tight-qp", "csqp/loose-qp"]
+#: The problems: registry name and parameters of ours; the peers' gait, friction coefficient,
+#: torque-limit scale and solvers (``bench/crocoddyl_peers.py``). Both sides' mu and torque
+#: limits are compared before printing (:func:`check_same_limits`).
 CASES: Dict[str, Dict[str, Any]] = {
     "trot": {"problem": "go1-trot", "params": {"mu": 0.7, "torque_scale": 1.0}, "gait": "trot", "mu": 0.7, "torque_scale": 1.0, "solvers": ["fddp", "boxfddp", *CSQP_VARIANTS]},
     "trot-constrained": {"problem": "go1-trot", "params": {"mu": 0.3, "torque_scale": 0.6}, "gait": "trot", "mu": 0.3, "torque_scale": 0.6, "solvers": ["fddp", "boxfddp", *CSQP_VARIANTS]},
