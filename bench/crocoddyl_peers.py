@@ -24,10 +24,12 @@ moved to pinocchio's ``[qx, qy, qz, qw]`` here; the initial state, at rest):
   crocoddyl's contact dynamics take from the model, are the scaled limits).
 - ``jump``: ``createJumpingProblem`` matched to ``go1-jump`` as far as the
   helper allows: forward 0.2 m (``jumpLength = [0.2, 0, 0]``), dt 0.02 s,
-  15 ground knots before and after the flight and 5 + 5 flying knots (0.3 s
-  push-off, 0.2 s flight, 0.3 s landing: 40 intervals) and a landing impulse
-  model (41 action models). Differences: the helper asks for a CoM
-  ``jumpHeight`` (0.05 m, our feet's mid-flight apex) above its standing
+  15 ground models before and after the flight and 5 + 5 flying ones, with
+  the landing impulse model between flight and landing; the last landed model
+  is the terminal one, so 40 running models: 39 contact-dynamics intervals
+  (0.3 s push-off, 0.2 s flight, 0.28 s landed), the 39 intervals of
+  ``go1-jump``'s 40 knots (15 crouch, 10 flight, 15 landing). Differences:
+  the helper asks for a CoM ``jumpHeight`` (0.05 m, our feet's mid-flight apex) above its standing
   height at the end of the upward half of the flight as a COST (weight 1e6)
   where ``go1-jump`` constrains the feet to be 0.05 m high at mid-flight; its
   flight has no CoM task in the downward half, its landing is an impulse
@@ -65,8 +67,7 @@ evaluates the problem at the returned ``(xs, us)`` and reads each stance
 foot's contact force from its contact data (``fext``, the force in the foot's
 parent-joint frame, rotated to the WORLD frame with that joint's placement:
 the world-aligned ``f`` of the helper's ``LOCAL_WORLD_ALIGNED`` contacts,
-whatever the contact's reference frame);
-it checks those forces against the dynamics (``rnea(q, v, a) - tau = sum_i
+whatever the contact's reference frame); it checks those forces against the dynamics (``rnea(q, v, a) - tau = sum_i
 J_i^T f_i`` with pinocchio's world-aligned foot Jacobians and the models'
 accelerations, ``dynamics_residual``), then reports the worst friction and
 torque violations (:mod:`contact_checks`, the code that checks our own rows),

@@ -319,6 +319,9 @@ def print_table(case: str, ours: List[Dict[str, Any]], peers: List[Dict[str, Any
             f"{peer_label(p['solver']):18s} {p['construction_s']:9.3f} {'':>8s} {p['solve_s']:8.3f} {p['iterations']:5d} {'':>7s} {'':>8s} {p['rss_peak_mb']:11.0f} "
             f"{p['max_gap']:8.1e} {p['friction_violation_n']:8.1e} {p['torque_violation_nm']:8.1e} {p['torque_ratio']:7.3f}  {status}"
         )
+    if peers:
+        residual = max(p["dynamics_residual"] for p in peers)
+        print(f"peers' world-frame forces against rnea(q, v, a) - tau = sum J^T f: largest residual {residual:.1e}")
     if ours and peers:
         print("time to converge, ours / peer:")
         print(f"  {'':18s}" + "".join(f"{peer_label(p['solver']):>18s}" for p in peers))
