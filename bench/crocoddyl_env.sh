@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Create (once) the benchmark-only virtual environment of the crocoddyl peer: bench/.venv-crocoddyl.
+# Create (once) the benchmark-only virtual environment of the peers of bench/go1_trot.py:
+# crocoddyl (FDDP, BoxFDDP) and mim-solvers (SolverCSQP) in ONE environment, bench/.venv-crocoddyl.
 #
-# crocoddyl is built against pinocchio 3: `pip install pin crocoddyl` resolves to pin 4 +
-# crocoddyl 3.2.1, a broken pair (segfaults when building a problem). The pins below give
-# crocoddyl 3.2.0 + pin 3.9 (+ example-robot-data). The project's own environment never sees
-# crocoddyl; bench/go1_trot.py runs bench/crocoddyl_trot.py with this venv's python.
+# The newest wheels do not load together (`pip install pin crocoddyl mim-solvers` gives pin 4 with
+# a crocoddyl built against pinocchio 3: segfaults when building a problem), so every package is
+# pinned to a set that works: pinocchio 3.8.0, crocoddyl 3.1.0, mim-solvers 0.2.0,
+# example-robot-data 4.4.0. The project's own environment never sees them; bench/go1_trot.py runs
+# bench/crocoddyl_peers.py with this venv's python.
 #
-# Idempotent: an environment that already imports crocoddyl and pinocchio < 4 is kept.
+# Idempotent: an environment whose versions are these is kept; any other is rebuilt from scratch.
 #     bash bench/crocoddyl_env.sh            # prints the venv's python on its last line
 # Environment: PYTHON (interpreter that creates the venv, default python3),
 # CROCODDYL_VENV (where, default bench/.venv-crocoddyl).
@@ -15,14 +17,26 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${CROCODDYL_VENV:-$here/.venv-crocoddyl}"
 py="$venv/bin/python"
-check='import crocoddyl, pinocchio; assert int(pinocchio.__version__.split(".")[0]) < 4, pinocchio.__version__'
+packages=(
+    pin==3.8.0 libpinocchio==3.8.0 crocoddyl==3.1.0 libcrocoddyl==3.1.0
+    mim-solvers==0.2.0 libmim-solvers==0.2.0
+    example-robot-data==4.4.0 example-robot-data-loaders==4.4.0
+    "cmeel-urdfdom<5" "cmeel-tinyxml2<11"
+)
+# pinocchio before crocoddyl before mim_solvers: importing mim_solvers first cannot find its boost libraries.
+check='
+import pinocchio, crocoddyl, mim_solvers
+from importlib.metadata import version
+found = {n: version(n) for n in ("pin", "crocoddyl", "mim-solvers")}
+assert found == {"pin": "3.8.0", "crocoddyl": "3.1.0", "mim-solvers": "0.2.0"}, found
+'
 
 if [ -x "$py" ] && "$py" -c "$check" 2>/dev/null; then
     echo "$py"
     exit 0
 fi
-echo "creating the crocoddyl benchmark environment in $venv" >&2
-"${PYTHON:-python3}" -m venv "$venv"
-"$py" -m pip install --quiet --disable-pip-version-check "pin<4" crocoddyl "cmeel-urdfdom<5" "cmeel-tinyxml2<11" >&2
+echo "creating the crocoddyl + mim-solvers benchmark environment in $venv" >&2
+"${PYTHON:-python3}" -m venv --clear "$venv"
+"$py" -m pip install --quiet --disable-pip-version-check "${packages[@]}" >&2
 "$py" -c "$check"
 echo "$py"
