@@ -26,6 +26,7 @@ from typing import Any, Dict
 import casadi as ca
 import numpy as np
 
+from .derivatives import NLPSOL_OPTIONS
 from .nlp import NLP
 from .nlp_solver import NlpSolver
 from .solver_options import casadi_message
@@ -108,7 +109,7 @@ class SqpSolver(NlpSolver):
             "hess_lag": self._functions["hess_lag"],
             "print_time": False,
             "error_on_fail": False,
-            "calc_lam_p": False,
+            **NLPSOL_OPTIONS,  # compiled stage functions have no derivatives for CasADi to take after the solve
             **self.nlpsol_options,
         }
         try:

@@ -276,7 +276,10 @@ class LeggedProblem(Problem):
         return self.robot.nc
 
     def foot_force_slice(self, i: int) -> slice:
-        """Control entries of foot ``i``'s force ``[fx, fy, fz]``."""
+        """Control entries of foot ``i``'s force ``[fx, fy, fz]`` (``ValueError`` for ``formulation="contact"``,
+        whose forces are no controls: :meth:`contact_forces`)."""
+        if self.formulation == "contact":
+            raise ValueError("foot_force_slice: the 'contact' formulation's forces are functions of (x, u), not controls; use contact_forces()")
         start = self.contact_model.f_slice.start + 3 * i
         return slice(start, start + 3)
 
