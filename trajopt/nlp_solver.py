@@ -49,7 +49,7 @@ from .problem import Problem
 from .solution import Solution
 from .solver_options import casadi_message, check_nlpsol_options
 from .transcription import Transcription
-from .watchdog import DeadlineExceeded, call_with_deadline
+from .watchdog import ChildDied, DeadlineExceeded, Watchdog
 
 #: Default number of threads for the stage maps (fewer when fewer cores are available).
 MAX_DEFAULT_THREADS = 8
@@ -79,6 +79,12 @@ def single_threaded_casadi_blas() -> bool:
         except (OSError, AttributeError):
             continue
     return False
+
+
+def _call(solver: Any, args: Dict[str, Any]) -> tuple:
+    """One call of a backend's solver: its ``x, f, lam_x, lam_g`` (flat arrays) and its statistics."""
+    res = solver(**args)
+    return {k: np.asarray(res[k]).reshape(-1) for k in ("x", "f", "lam_x", "lam_g")}, solver.stats()
 
 
 class NlpSolver(ABC):
@@ -174,6 +180,7 @@ class NlpSolver(ABC):
         #: the gradient of the Lagrangian, by reverse sweeps of the stage values (None without stage-wise derivatives)
         self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
         self._solvers: Dict[bool, Any] = {}
+        self._watchdogs: Dict[bool, Watchdog] = {}
         self.build_time = time.perf_counter() - start
 
     # ------------------------------------------------------------ backend
@@ -251,16 +258,13 @@ class NlpSolver(ABC):
     # ------------------------------------------------------------ solving
     def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
         """One call of the backend from ``point``: the iterate, multipliers and statistics."""
-        nlp = self.nlp
-        solver = self._solver("lam_g0" in point)
+        nlp, warm = self.nlp, "lam_g0" in point
+        solver = self._solver(warm)
         lbx, ubx = nlp.bounds_w()
         lbg, ubg = nlp.bounds_g()
         p = nlp.parameters()
+        args = {"p": p, "lbx": lbx, "ubx": ubx, "lbg": lbg, "ubg": ubg, **point}
         start = time.perf_counter()
-
-        def call() -> tuple:
-            res = solver(p=p, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **point)
-            return {k: np.asarray(res[k]).reshape(-1) for k in ("x", "f", "lam_x", "lam_g")}, solver.stats()
 
         def failed(status: str) -> Dict[str, Any]:
             out = {"w": np.asarray(point["x0"], dtype=float), "lam_x": np.zeros(nlp.n_w), "lam_g": np.zeros(nlp.n_g), "objective": float("nan")}
@@ -268,10 +272,15 @@ class NlpSolver(ABC):
 
         with watch_interrupts() as interrupt:  # Ctrl-C stops the backend; SolveInterrupted is raised by solve()
             try:
-                res, stats = call_with_deadline(call, self.max_wall_time if self.watchdog else None)
+                if self.watchdog:
+                    if warm not in self._watchdogs:
+                        self._watchdogs[warm] = Watchdog(functools.partial(_call, solver))
+                    res, stats = self._watchdogs[warm](args, self.max_wall_time)
+                else:
+                    res, stats = _call(solver, args)
                 out = {"w": res["x"], "lam_x": res["lam_x"], "lam_g": res["lam_g"], "objective": float(res["f"][0])}
                 out.update(status=str(stats["return_status"]), success=bool(stats["success"]), iterations=int(stats.get("iter_count", 0)), eval_time=eval_time(stats))
-            except DeadlineExceeded as err:
+            except (DeadlineExceeded, ChildDied) as err:
                 out = failed(f"{self.name}: {err}")
             except RuntimeError as err:  # an evaluation error CasADi did not hand to the solver
                 out = failed(f"CasADi error: {casadi_message(err)}")
