@@ -4,9 +4,9 @@
 factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
 (converted to the type of the factory's default) and, for the quadruped gait
 templates (:mod:`problems.quadrupeds`), the robot as ``--robot NAME`` or
-``--urdf PATH [--feet A,B,C,D]``, solves it with IPOPT
-(:func:`trajopt.solve`, IPOPT's iteration log at ``--print-level`` 5 unless
-``--quiet``), prints :func:`trajopt.report.solution_report`, and writes the
+``--urdf PATH [--feet A,B,C,D]``, solves it with the problem's solver or
+``--solver`` (:func:`trajopt.solve`; the solver's iteration log at
+``--print-level`` 5 unless ``--quiet``), prints :func:`trajopt.report.solution_report`, and writes the
 requested files: the solution (``--save``, reloadable with ``--warm-start``),
 one summary page (``--plot``, :func:`trajopt.plotting.solution.plot_solution`)
 and an animation (``--animate``, :func:`~trajopt.plotting.solution.animate_solution`).
@@ -15,12 +15,12 @@ a self-contained replay, ``--view`` serves the solution live in meshcat until
 Ctrl-C (printing the URL; a browser is opened only where a display exists);
 ``trajopt view FILE.npz`` does the same for a saved solution.
 
-Exit codes: 0 when IPOPT succeeds; 1 when it fails (the last iterate is still
+Exit codes: 0 when the solver succeeds; 1 when it fails (the last iterate is still
 saved, plotted and animated as asked); 2 for a usage error (unknown problem or
 parameter, bad value, missing warm-start file, an output file that exists
 without ``--overwrite``, a URDF that is not a quadruped), reported on one line
-of stderr before any solving; 130 after Ctrl-C (SIGINT), which stops IPOPT at
-once. Output files are written to temporary files renamed when complete, so an
+of stderr before any solving; 130 after Ctrl-C (SIGINT), which stops the solver
+at once. Output files are written to temporary files renamed when complete, so an
 interrupt leaves none half written. ``trajopt list --robots`` lists the
 quadrupeds of the installed example-robot-data.
 
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "solve",
         help="solve a registered problem",
-        description="Solve a registered problem with IPOPT, print a summary, and save, plot or animate the solution.",
+        description="Solve a registered problem (IPOPT, fatrop or SQP), print a summary, and save, plot or animate the solution.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -126,9 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_robot_options(group)
     group = run.add_argument_group("solver")
     group.add_argument("--warm-start", metavar="FILE", help="start from a solution saved with --save (re-sampled if its N differs)")
-    group.add_argument("--max-iter", type=int, metavar="K", help="IPOPT iteration limit (default 1000)")
-    group.add_argument("--print-level", type=int, default=5, metavar="L", help="IPOPT print level 0..12 (default 5: one line per iteration)")
-    group.add_argument("--quiet", "-q", action="store_true", help="no IPOPT output (print level 0)")
+    group.add_argument("--max-iter", type=int, metavar="K", help="solver iteration limit (default 1000; sqp: 200)")
+    group.add_argument("--print-level", type=int, default=5, metavar="L", help="solver print level 0..12 (default 5: one line per iteration)")
+    group.add_argument("--quiet", "-q", action="store_true", help="no solver output (print level 0)")
     group.add_argument("--compile", action="store_true", default=None, help="evaluate the stage functions as compiled C (gcc once, cached on disk; default: the problem's choice)")
     group.add_argument("--solver", choices=tuple(SOLVERS), default=None, help="NLP solver backend (default: the problem's, else ipopt; fatrop and sqp need multiple shooting)")
     group = run.add_argument_group("output")
@@ -561,7 +561,7 @@ def add_sweep_parser(sub: Any) -> None:
     group = run.add_argument_group("solver")
     group.add_argument("--transcription", "-t", metavar="T", help=f"{', '.join(TRANSCRIPTIONS)} or multiple_shooting_<integrator> (default: the problem's)")
     group.add_argument("--solver", choices=tuple(SOLVERS), help="NLP solver (default: the problem's)")
-    group.add_argument("--max-iter", type=int, metavar="K", help="IPOPT iteration limit (default 1000)")
+    group.add_argument("--max-iter", type=int, metavar="K", help="solver iteration limit (default 1000; sqp: 200)")
     group.add_argument("--compile", action="store_true", help="evaluate the stage functions as compiled C (gcc once per function, cached)")
     group.add_argument("--warm-start", choices=("nearest", "none"), default="nearest", help="nearest: each point starts from its nearest solved neighbour (default); none: from the initial guess")
     group.add_argument("--seeds", type=int, metavar="K", help="with --warm-start nearest: points solved cold, spread over the grid (default: one per 16 points)")
@@ -692,7 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"trajopt {args.command}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: IPOPT stopped, outputs are written whole or not at all
+    except KeyboardInterrupt:  # Ctrl-C: the solver stopped, outputs are written whole or not at all
         print(f"\ntrajopt {args.command}: interrupted", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:  # e.g. `trajopt list | head`: stop quietly, and silence the flush at exit

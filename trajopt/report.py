@@ -100,7 +100,7 @@ def solution_report(solution: Solution) -> str:
             ("objective", f"{solution.objective:.8g}"),
             ("max violation", f"{solution.max_violation:.2e} (largest at knot {worst}, t = {solution.times[worst]:.4g} s)"),
             ("build time", f"{solution.build_time:.3f} s"),
-            ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s IPOPT"),
+            ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s solver"),
         ]
     )
     if isinstance(problem, LeggedProblem):

@@ -50,7 +50,8 @@ class Solution:
     transcription's interval variables (Hermite-Simpson: ``[x_mid, u_mid]``).
     ``solve_time`` is the wall time of the solver call, ``eval_time`` the part
     spent evaluating NLP functions (from ``solver.stats()``) and
-    ``solver_time = solve_time - eval_time`` IPOPT's own work (mostly MUMPS).
+    ``solver_time = solve_time - eval_time`` the solver's own work (IPOPT: mostly
+    MUMPS; fatrop: its Riccati recursion).
     ``max_violation`` is the largest bound or constraint violation at the
     returned point and ``knot_violation`` (N,) its largest value per knot.
     """
