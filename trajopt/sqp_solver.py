@@ -12,7 +12,8 @@ A line search on the l1 merit function globalizes the steps.
 
 Stopping: primal infeasibility below ``tol_pr`` and dual below ``tol_du``
 (:data:`DEFAULT_SQP_OPTIONS`), at most ``max_iter`` SQP iterations and
-``iter_max`` HPIPM iterations per QP (:data:`DEFAULT_HPIPM_OPTIONS`); a QP that
+``iter_max`` HPIPM iterations per QP (:data:`DEFAULT_HPIPM_OPTIONS`; infinite
+bounds reach HPIPM as :data:`HPIPM_INFINITY`); a QP that
 HPIPM does not solve ends the solve with a failed status. Warm starts are
 primal-dual (``sqpmethod`` reads initial multipliers).
 
@@ -42,6 +43,14 @@ DEFAULT_SQP_OPTIONS: Dict[str, Any] = {
     "print_iteration": False,
     "print_status": False,
 }
+#: Magnitude that stands for an infinite bound in HPIPM's QPs (CasADi's ``inf``
+#: option of its ``hpipm`` plugin, default 1e8). The QP's variables are the
+#: steps, so this caps each step of an unbounded variable at 1e4 units and never
+#: binds at convergence, where the steps vanish. With 1e8 HPIPM spent ~100
+#: interior-point iterations per QP (its iteration limit) on the Go1 contact trot:
+#: 3.5 s against 0.54 s for the SQP solve (24 SQP iterations either way); jump
+#: 2.8 s -> 0.49 s, bound 5.7 s -> 1.5 s (41 -> 61 SQP iterations), measured.
+HPIPM_INFINITY: float = 1e4
 #: HPIPM options (CasADi's ``hpipm`` conic plugin) used unless overridden by ``options["hpipm"]``.
 DEFAULT_HPIPM_OPTIONS: Dict[str, Any] = {"mode": "robust", "iter_max": 100, "res_g_max": 1e-10, "res_b_max": 1e-10, "res_d_max": 1e-10, "res_m_max": 1e-10}
 
@@ -99,7 +108,7 @@ class SqpSolver(NlpSolver):
         sqp = {**DEFAULT_SQP_OPTIONS, "print_iteration": verbose, "print_header": verbose, "print_status": verbose}
         if self.hessian == "exact":
             sqp["convexify_strategy"] = "regularize"
-        qpsol = {**self.layout.options(), "hpipm": hpipm, "error_on_fail": False}
+        qpsol = {**self.layout.options(), "inf": HPIPM_INFINITY, "hpipm": hpipm, "error_on_fail": False}
         opts = {
             **sqp,
             **user,
