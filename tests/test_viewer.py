@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pinocchio as pin
 import pytest
+from scipy.spatial import cKDTree
 
 import problems
 from models import Go1, Go2, Hand, Manipulator
@@ -73,6 +74,10 @@ def test_mesh_file_is_decimated_and_cached(tmp_path, monkeypatch):
     # decimation keeps the shape: same bounding box to 2 mm
     np.testing.assert_allclose(small.vertices.min(axis=0), full.vertices.min(axis=0), atol=2e-3)
     np.testing.assert_allclose(small.vertices.max(axis=0), full.vertices.max(axis=0), atol=2e-3)
+    # and the surface: 99 % of the decimated vertices lie within 2 mm of the file's (measured 1.5 mm
+    # after clustering on a 0.49 mm grid and quadric collapse; the worst vertex is 16 mm off)
+    distance, _ = cKDTree(full.vertices).query(small.vertices)
+    assert np.percentile(distance, 99) <= 2e-3
     assert len(list((tmp_path / "meshes").glob("*.npz"))) == 2
     again = load_mesh_file(trunk, max_faces=6000)
     np.testing.assert_array_equal(again.faces, small.faces)

@@ -4,7 +4,7 @@ The page holds meshcat's own viewer (``meshcat/viewer/dist/main.min.js``,
 ~0.85 MB, inlined) and the scene's commands (:mod:`.meshcat_scene`) as
 base64 msgpack strings, decoded and applied in order on load, synchronously,
 so the scene is complete when the page's scripts end. Meshes are in the file
-once and poses are animation tracks, so a Go1 trot weighs 3.2 MB where
+once and poses are animation tracks, so a Go1 trot weighs 3.0 MB where
 pinocchio's ``MeshcatVisualizer`` ``static_html()`` of the same animation is
 ~82 MB (meshes re-sent per frame).
 
