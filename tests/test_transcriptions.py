@@ -1,4 +1,8 @@
 """Transcriptions (issue 4, item 3): order on the manifold, NLP derivatives, stage-wise layout."""
+import subprocess
+import sys
+from pathlib import Path
+
 import casadi as ca
 import numpy as np
 import pytest
@@ -12,6 +16,7 @@ from trajopt import NLP, Constraint, FreeTime, FunctionCost, GoalConstraint, Mul
 from trajopt.derivatives import stagewise_derivatives
 from trajopt.manifold import normalize_quaternions
 
+ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTIONS = ["trapezoidal", "hermite_simpson", "multiple_shooting"]
 #: Minimum fitted slope of the state error vs the step (acceptance criteria of issue 4).
 MIN_SLOPE = {"trapezoidal": 1.8, "hermite_simpson": 3.5, "multiple_shooting": 3.5}
@@ -157,6 +162,22 @@ def test_threaded_stage_maps_give_the_same_numbers():
             assert np.array_equal(dense(a), dense(b)), name
     with pytest.raises(ValueError, match="threads"):
         stagewise_derivatives(nlp, threads=0)
+
+
+def test_mumps_blas_is_single_threaded_even_after_an_earlier_ipopt_plugin_load():
+    """The OpenBLAS copy MUMPS uses is set to one thread, also when IPOPT was loaded before any solver
+    (an options check loads it): a fresh process, so that nothing of this one's state counts."""
+    script = (
+        "import ctypes, problems\n"
+        "from trajopt import IpoptSolver\n"
+        "from trajopt.nlp_solver import loaded_casadi_blas\n"
+        "from trajopt.solver_options import check_ipopt_options\n"
+        "check_ipopt_options({'tol': 1e-8})\n"
+        "IpoptSolver(problems.get('cartpole'), options={'tol': 1e-8}).solve()\n"
+        "print([ctypes.CDLL(path).openblas_get_num_threads() for path in loaded_casadi_blas()])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split("\n")[-2] == "[1]", out.stdout  # one copy mapped, on one thread
 
 
 @pytest.mark.parametrize("transcription", TRANSCRIPTIONS)

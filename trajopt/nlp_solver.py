@@ -24,11 +24,12 @@ statistics mean; :func:`trajopt.solve` picks one by name. The base class
   ``KeyboardInterrupt``) carrying the last iterate.
 
 CasADi's bundled OpenBLAS (which MUMPS and the Riccati solvers' BLAS calls may
-use) is set to one thread (:func:`single_threaded_casadi_blas`): its idle
-worker threads spin on the other cores between factorizations, which took the
-cores the threaded stage maps (``threads``) need. Measured on the Go1 trot (2
-cores): evaluations 0.162 -> 0.101 s with 2 threads, and MUMPS is no slower on
-one BLAS thread. numpy's BLAS is a separate library and is left alone.
+use) is set to one thread (:func:`single_threaded_casadi_blas`) once a
+backend's solver is built: its idle worker threads spin on the other cores
+between factorizations, which took the cores the threaded stage maps
+(``threads``) need. Measured on the Go1 trot (2 cores): evaluations 0.162 ->
+0.101 s with 2 threads, and MUMPS is no slower on one BLAS thread. numpy's
+BLAS is a separate library and is left alone.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ import functools
 import time
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import casadi as ca
 import numpy as np
@@ -66,19 +67,34 @@ def eval_time(stats: Dict[str, Any]) -> float:
     return float(sum(v for k, v in stats.items() if k.startswith("t_wall_nlp_")))
 
 
-@functools.lru_cache(maxsize=None)
-def single_threaded_casadi_blas() -> bool:
-    """Set the OpenBLAS bundled with CasADi to one thread (module docstring), once.
+def loaded_casadi_blas() -> List[str]:
+    """Paths of the copies of CasADi's bundled OpenBLAS mapped into this process (Linux; [] elsewhere).
 
-    Returns whether the library was found (a CasADi build without it is left as it is).
+    The wheel ships the library as identical files (``.so``, ``.so.0``,
+    ``.so.0.3``), not links: a plugin loads the one its soname names, and a
+    ``ctypes`` load of another name maps a second copy whose settings MUMPS
+    never sees. Measured: the Go1 jump's MUMPS then ran on multi-threaded BLAS
+    whenever an IPOPT solver had been built before the setting (an options
+    check does that), 42 iterations instead of 40.
     """
-    for path in sorted(Path(ca.__file__).parent.glob("libcasadi-tp-openblas*")):
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return []
+    fields = (line.split(None, 5) for line in maps.splitlines())  # address perms offset dev inode path
+    return sorted({f[5] for f in fields if len(f) == 6 and "libcasadi-tp-openblas" in f[5]})
+
+
+def single_threaded_casadi_blas() -> int:
+    """Set every loaded copy of CasADi's OpenBLAS to one thread (module docstring); returns how many were set."""
+    count = 0
+    for path in loaded_casadi_blas():
         try:
-            ctypes.CDLL(str(path)).openblas_set_num_threads(1)
-            return True
+            ctypes.CDLL(path).openblas_set_num_threads(1)  # the mapped copy itself: same path, same handle
+            count += 1
         except (OSError, AttributeError):
             continue
-    return False
+    return count
 
 
 def _call(solver: Any, args: Dict[str, Any]) -> tuple:
@@ -168,7 +184,6 @@ class NlpSolver(ABC):
         self.max_wall_time = float(max_wall_time)
         self.check_options(options, nlpsol_options)
         start = time.perf_counter()
-        single_threaded_casadi_blas()
         self.problem = problem
         self.nlp = NLP(problem, transcription, chart=chart)
         self.print_level = int(print_level)
@@ -210,6 +225,7 @@ class NlpSolver(ABC):
         if warm not in self._solvers:
             start = time.perf_counter()
             self._solvers[warm] = self._create(warm)
+            single_threaded_casadi_blas()  # the plugin and its BLAS are loaded now
             self.build_time += time.perf_counter() - start
         return self._solvers[warm]
 
