@@ -1,0 +1,144 @@
+"""Command-line arguments shared by the subcommands: usage errors, factory parameters typed like
+their defaults (``--N``, ``--tf``, ``--param KEY=VALUE``), the quadruped options (``--robot``,
+``--urdf``, ``--feet``) and output paths."""
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional, Sequence
+
+import problems
+
+from models.quadruped import LEG_ROLES
+
+from ..plotting.output import prepare_output_path
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+class UsageError(Exception):
+    """A mistake on the command line: one line on stderr, exit code 2."""
+
+
+def problem_factory(name: str) -> Callable[..., Any]:
+    """The registered factory of problem ``name``."""
+    if name not in problems.names():
+        raise UsageError(f"unknown problem {name!r}; known problems: {', '.join(problems.names())}")
+    return problems.factory(name)
+
+
+def factory_parameters(factory: Callable[..., Any]) -> Dict[str, inspect.Parameter]:
+    """A factory's keyword parameters by name."""
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name: p for p in inspect.signature(factory).parameters.values() if p.kind in kinds}
+
+
+def signature_text(factory: Callable[..., Any]) -> str:
+    """``key=default, ...`` of a factory's keyword parameters, or ``(none)``."""
+    params = factory_parameters(factory).values()
+    return ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params) or "(none)"
+
+def description(factory: Callable[..., Any]) -> str:
+    """First line of a factory's docstring, without reST literal quotes."""
+    return (inspect.getdoc(factory) or "").split("\n", 1)[0].replace("``", "")
+
+def _typed(text: str, default: Any) -> Any:
+    """``text`` as the type of ``default`` (bool, int, float, str, or a tuple of them); ``ValueError`` if it is none."""
+    if isinstance(default, bool):
+        if text.lower() not in _TRUE + _FALSE:
+            raise ValueError(text)
+        return text.lower() in _TRUE
+    if isinstance(default, (int, float, str)):
+        return type(default)(text)
+    if isinstance(default, (tuple, list)) and default:
+        return tuple(_typed(part.strip(), default[0]) for part in text.split(","))
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+def convert(text: str, default: Any, key: str) -> Any:
+    """The value of parameter ``key`` given as ``text``, typed like its ``default`` (a Python literal or the string when it has none)."""
+    try:
+        return _typed(text, default)
+    except ValueError:
+        raise UsageError(f"parameter {key}: expected a value like the default {default!r}, got {text!r}") from None
+
+def split_parameter(item: str) -> tuple[str, str]:
+    """``(key, text)`` of a ``--param KEY=VALUE``."""
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"--param: expected KEY=VALUE, got {item!r}")
+    return key.strip(), text.strip()
+
+def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
+    """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the factory's signature."""
+    accepted = factory_parameters(problem_factory(name))
+    pairs = [(key, getattr(args, key)) for key in ("N", "tf") if getattr(args, key) is not None]
+    pairs += [split_parameter(item) for item in args.param]
+    params: Dict[str, Any] = {}
+    for key, text in pairs:
+        if key not in accepted:
+            option = f"--{key}" if key in ("N", "tf") else f"parameter {key!r}"
+            raise UsageError(f"problem {name!r} takes no {option}; its parameters: {signature_text(problem_factory(name))}")
+        if key in params:
+            raise UsageError(f"parameter {key!r} is given twice")
+        params[key] = convert(text, accepted[key].default, key)
+    for key, value in robot_parameters(args).items():
+        if key not in accepted:
+            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
+        if key in params:
+            raise UsageError(f"parameter {key!r} is given twice")
+        params[key] = value
+    return params
+
+def build_problem(name: str, params: Dict[str, Any]) -> Any:
+    """``problems.get(name, **params)``, a factory's ``ValueError`` or ``TypeError`` (a bad parameter value) turned into a usage error."""
+    try:
+        return problems.get(name, **params)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"problem {name!r}: {err}") from None
+
+def robot_templates() -> list[str]:
+    """The registered problems that take a quadruped as ``--robot``/``--urdf`` (a factory parameter ``robot``)."""
+    return [name for name in problems.names() if "robot" in factory_parameters(problems.factory(name))]
+
+def add_robot_options(group: argparse._ArgumentGroup) -> None:
+    """``--robot``, ``--urdf`` and ``--feet`` (the quadruped gait templates' robot)."""
+    group.add_argument("--robot", metavar="NAME", help=f"quadruped from example-robot-data for {', '.join(robot_templates())} (see `trajopt list --robots`; default go1)")
+    group.add_argument("--urdf", metavar="PATH", help="quadruped from a URDF file instead of --robot")
+    group.add_argument("--feet", metavar="A,B,C,D", help="its four foot frames, any order (default: found in the URDF)")
+
+def robot_parameters(args: argparse.Namespace) -> Dict[str, Any]:
+    """The factory parameters ``robot``, ``urdf`` (made absolute, so that a saved solution's recipe
+    finds it from anywhere) and ``feet`` (a list) given as options."""
+    params: Dict[str, Any] = {}
+    if args.robot is not None and args.urdf is not None:
+        raise UsageError("--robot/--urdf: give a robot name or a URDF file, not both")
+    if args.robot is not None:
+        params["robot"] = args.robot
+    if args.urdf is not None:
+        if not Path(args.urdf).is_file():
+            raise UsageError(f"--urdf: no such file {args.urdf!r}")
+        params["urdf"] = str(Path(args.urdf).resolve())
+    if args.feet is not None:
+        feet = [name.strip() for name in args.feet.split(",")]
+        if len(feet) != len(LEG_ROLES) or not all(feet):
+            raise UsageError(f"--feet: expected four comma-separated frame names, got {args.feet!r}")
+        params["feet"] = feet
+    return params
+
+def check_output_path(option: str, path: str, overwrite: bool, extensions: Optional[Sequence[str]]) -> None:
+    """A usage error unless ``path`` can take the output of ``option``: it must not exist (without
+    ``--overwrite``) and must have one of ``extensions`` (``None``: any); its folder is created."""
+    if Path(path).exists() and not overwrite:
+        raise UsageError(f"{option}: {path!r} exists; pass --overwrite to replace it")
+    try:
+        if extensions is None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            prepare_output_path(path, overwrite, extensions)
+    except (ValueError, OSError) as err:
+        raise UsageError(f"{option}: {err}") from None
