@@ -89,6 +89,21 @@ def entries(cache: Path) -> Dict[str, List[Path]]:
 # ------------------------------------------------------------ concurrent processes
 
 
+def run_two_at_once(target: Any, args: tuple, timeout: float) -> List[Dict[str, Any]]:
+    """Run ``target(*args, barrier, queue)`` in two spawned processes that start their race at the
+    barrier; their reports (one ``queue.put`` each), after both exited cleanly."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier, queue = ctx.Barrier(2), ctx.Queue()
+    workers = [ctx.Process(target=target, args=(*args, barrier, queue)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    results = [queue.get(timeout=timeout) for _ in workers]
+    for w in workers:
+        w.join(timeout=30)
+        assert w.exitcode == 0
+    return results
+
+
 def _compile_in_process(cache: str, compiler: str, keys: List[str], barrier: Any, queue: Any) -> None:
     """Worker (spawned process): wait for the other worker, compile ``keys`` of the floating body, report."""
     model = floating_body()
@@ -105,15 +120,7 @@ def test_two_processes_compile_one_entry_once(tmp_path: Path) -> None:
     """Two processes compile the same model into one empty cache at the same time: gcc runs once per function."""
     cache = tmp_path / "cache"
     compiler, log = wrapper_compiler(tmp_path / "bin", delay=1.0)  # the first build is still running when the second arrives
-    ctx = multiprocessing.get_context("spawn")
-    barrier, queue = ctx.Barrier(2), ctx.Queue()
-    workers = [ctx.Process(target=_compile_in_process, args=(str(cache), str(compiler), KEYS, barrier, queue)) for _ in range(2)]
-    for w in workers:
-        w.start()
-    results = [queue.get(timeout=120) for _ in workers]
-    for w in workers:
-        w.join(timeout=30)
-        assert w.exitcode == 0
+    results = run_two_at_once(_compile_in_process, (str(cache), str(compiler), KEYS), timeout=120)
     assert runs(log) == len(KEYS), log.read_text()
     first, second = sorted(results, key=lambda r: r["end"])
     assert second["start"] < first["end"], "the two compilations did not overlap"
@@ -148,15 +155,7 @@ def test_two_processes_build_the_same_compiled_nlp_once(tmp_path: Path) -> None:
 
     cache = tmp_path / "cache"
     compiler, log = wrapper_compiler(tmp_path / "bin", delay=0.5)
-    ctx = multiprocessing.get_context("spawn")
-    barrier, queue = ctx.Barrier(2), ctx.Queue()
-    workers = [ctx.Process(target=_solve_compiled_in_process, args=(str(cache), str(compiler), barrier, queue)) for _ in range(2)]
-    for w in workers:
-        w.start()
-    results = [queue.get(timeout=300) for _ in workers]
-    for w in workers:
-        w.join(timeout=30)
-        assert w.exitcode == 0
+    results = run_two_at_once(_solve_compiled_in_process, (str(cache), str(compiler)), timeout=300)
     found = entries(cache)
     assert found["libraries"] and runs(log) == len(found["libraries"]) == len(found["checksums"]) and not found["builds"]
     first, second = sorted(results, key=lambda r: r["end"])
