@@ -7,7 +7,7 @@ import argparse
 import ast
 import inspect
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Container, Dict, Optional, Sequence
 
 import problems
 
@@ -40,9 +40,11 @@ def signature_text(factory: Callable[..., Any]) -> str:
     params = factory_parameters(factory).values()
     return ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params) or "(none)"
 
+
 def description(factory: Callable[..., Any]) -> str:
     """First line of a factory's docstring, without reST literal quotes."""
     return (inspect.getdoc(factory) or "").split("\n", 1)[0].replace("``", "")
+
 
 def _typed(text: str, default: Any) -> Any:
     """``text`` as the type of ``default`` (bool, int, float, str, or a tuple of them); ``ValueError`` if it is none."""
@@ -59,6 +61,7 @@ def _typed(text: str, default: Any) -> Any:
     except (ValueError, SyntaxError):
         return text
 
+
 def convert(text: str, default: Any, key: str) -> Any:
     """The value of parameter ``key`` given as ``text``, typed like its ``default`` (a Python literal or the string when it has none)."""
     try:
@@ -66,12 +69,14 @@ def convert(text: str, default: Any, key: str) -> Any:
     except ValueError:
         raise UsageError(f"parameter {key}: expected a value like the default {default!r}, got {text!r}") from None
 
+
 def split_parameter(item: str) -> tuple[str, str]:
     """``(key, text)`` of a ``--param KEY=VALUE``."""
     key, sep, text = item.partition("=")
     if not sep or not key.strip():
         raise UsageError(f"--param: expected KEY=VALUE, got {item!r}")
     return key.strip(), text.strip()
+
 
 def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
     """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the factory's signature."""
@@ -86,13 +91,9 @@ def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice")
         params[key] = convert(text, accepted[key].default, key)
-    for key, value in robot_parameters(args).items():
-        if key not in accepted:
-            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
-        if key in params:
-            raise UsageError(f"parameter {key!r} is given twice")
-        params[key] = value
+    params.update(robot_parameters(args, name, accepted, params))
     return params
+
 
 def build_problem(name: str, params: Dict[str, Any]) -> Any:
     """``problems.get(name, **params)``, a factory's ``ValueError`` or ``TypeError`` (a bad parameter value) turned into a usage error."""
@@ -101,9 +102,11 @@ def build_problem(name: str, params: Dict[str, Any]) -> Any:
     except (ValueError, TypeError) as err:
         raise UsageError(f"problem {name!r}: {err}") from None
 
+
 def robot_templates() -> list[str]:
     """The registered problems that take a quadruped as ``--robot``/``--urdf`` (a factory parameter ``robot``)."""
     return [name for name in problems.names() if "robot" in factory_parameters(problems.factory(name))]
+
 
 def add_robot_options(group: argparse._ArgumentGroup) -> None:
     """``--robot``, ``--urdf`` and ``--feet`` (the quadruped gait templates' robot)."""
@@ -111,9 +114,11 @@ def add_robot_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--urdf", metavar="PATH", help="quadruped from a URDF file instead of --robot")
     group.add_argument("--feet", metavar="A,B,C,D", help="its four foot frames, any order (default: found in the URDF)")
 
-def robot_parameters(args: argparse.Namespace) -> Dict[str, Any]:
+
+def robot_parameters(args: argparse.Namespace, name: str, accepted: Container[str], given: Container[str]) -> Dict[str, Any]:
     """The factory parameters ``robot``, ``urdf`` (made absolute, so that a saved solution's recipe
-    finds it from anywhere) and ``feet`` (a list) given as options."""
+    finds it from anywhere) and ``feet`` (a list) given as options; a usage error for one that the
+    factory of problem ``name`` does not take (not in ``accepted``) or that is already ``given``."""
     params: Dict[str, Any] = {}
     if args.robot is not None and args.urdf is not None:
         raise UsageError("--robot/--urdf: give a robot name or a URDF file, not both")
@@ -128,7 +133,13 @@ def robot_parameters(args: argparse.Namespace) -> Dict[str, Any]:
         if len(feet) != len(LEG_ROLES) or not all(feet):
             raise UsageError(f"--feet: expected four comma-separated frame names, got {args.feet!r}")
         params["feet"] = feet
+    for key in params:
+        if key not in accepted:
+            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
+        if key in given:
+            raise UsageError(f"parameter {key!r} is given twice")
     return params
+
 
 def check_output_path(option: str, path: str, overwrite: bool, extensions: Optional[Sequence[str]]) -> None:
     """A usage error unless ``path`` can take the output of ``option``: it must not exist (without

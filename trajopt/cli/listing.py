@@ -35,6 +35,7 @@ def list_command(args: argparse.Namespace) -> int:
             print(textwrap.indent(textwrap.fill(signature_text(factory), 100), " " * (width + 4)))
     return 0
 
+
 def list_robots() -> int:
     """Print the quadrupeds of the installed example-robot-data: names, mass, leg length, stance, feet by role, file."""
     found = installed_quadrupeds()

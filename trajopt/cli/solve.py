@@ -83,6 +83,7 @@ def check_outputs(args: argparse.Namespace, problem: Any) -> None:
         raise UsageError(f"--replay: only legged problems can be replayed, {args.name!r} is not one")
     check_viewer_outputs(args, problem)
 
+
 def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) -> Solution:
     """The solution in ``path`` with a problem attached: ``problem`` itself, or the same
     problem built with the file's ``N`` (so that the solver can re-sample it)."""
@@ -101,6 +102,7 @@ def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) 
         return solution.attach(build_problem(name, {**params, "N": solution.N}))
     except ValueError as err:  # a solution of another model
         raise UsageError(f"--warm-start: {path!r}: {err}") from None
+
 
 def solve_command(args: argparse.Namespace) -> int:
     """Build, check, solve, report and write; the exit code (module docstring)."""
@@ -132,6 +134,7 @@ def solve_command(args: argparse.Namespace) -> int:
     write_viewer_outputs(args, solution)
     return 0 if solution.success else 1
 
+
 def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
     """Write the files asked for by ``--save``, ``--plot`` and ``--animate`` (checked by :func:`check_outputs`)."""
     if args.save:
@@ -143,6 +146,7 @@ def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
     if args.animate:
         animate_solution(solution, args.animate, fps=args.fps, overwrite=args.overwrite)
         print(f"wrote {args.animate}")
+
 
 def print_robot(args: argparse.Namespace, problem: Any) -> None:
     """For a gait template, the robot it runs on: feet by role, standing height, knees, limits."""

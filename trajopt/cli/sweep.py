@@ -11,7 +11,7 @@ import numpy as np
 from ..derivatives import available_cores
 from ..solver import SOLVERS
 from ..transcription import TRANSCRIPTIONS
-from .arguments import UsageError, add_robot_options, convert, factory_parameters, robot_parameters, robot_templates, signature_text, split_parameter
+from .arguments import UsageError, add_robot_options, convert, factory_parameters, robot_parameters, signature_text, split_parameter
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -55,6 +55,7 @@ def add_sweep_parser(sub: Any) -> None:
     group.add_argument("--out", required=True, metavar="DIR", help="sweep folder: results.parquet, solutions/, sweep.json")
     group.add_argument("--plot", metavar="METRIC", help="draw METRIC (objective, iterations, solve_time, ...) over the grid to OUT/METRIC.png (replaced on every run)")
 
+
 def _range_value(text: str, default: Any, key: str) -> list:
     """The values of ``A:B:N`` for parameter ``key``: N numbers from A to B, integers for an ``int`` parameter."""
     from ..batch.points import range_values
@@ -71,6 +72,7 @@ def _range_value(text: str, default: Any, key: str) -> list:
             raise UsageError(f"parameter {key}: {text!r} gives values that are not integers ({', '.join(f'{v:g}' for v in values)})")
         return [int(v) for v in values]
     return values
+
 
 def parse_grid(name: str, args: argparse.Namespace) -> tuple[Dict[str, list], Dict[str, Any]]:
     """``(grid, fixed)`` from the sweep's ``--param`` and robot options, typed like the factory's defaults.
@@ -102,15 +104,11 @@ def parse_grid(name: str, args: argparse.Namespace) -> tuple[Dict[str, list], Di
             fixed[key] = values[0]
         else:
             grid[key] = values
-    for key, value in robot_parameters(args).items():
-        if key not in accepted:
-            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
-        if key in grid or key in fixed:
-            raise UsageError(f"parameter {key!r} is given twice")
-        fixed[key] = value
+    fixed.update(robot_parameters(args, name, accepted, {**grid, **fixed}))
     if not grid:
         raise UsageError("--param: give at least one parameter with several values (A:B:N or V1,V2,...) to sweep over")
     return grid, fixed
+
 
 def sweep_command(args: argparse.Namespace) -> int:
     """Parse the grid, run :func:`trajopt.batch.sweep` with a progress line, print the summary, plot; the exit code (module docstring)."""

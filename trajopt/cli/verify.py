@@ -27,6 +27,7 @@ def add_verify_parser(sub: Any) -> None:
     check.add_argument("--plot", metavar="FILE", help=f"write the plan against the replays ({', '.join(FIGURE_EXTENSIONS)})")
     check.add_argument("--overwrite", action="store_true", help="replace an existing --plot file")
 
+
 def verify_command(args: argparse.Namespace) -> int:
     """Load, verify in MuJoCo, print (and plot); 0 when the plan passes, 1 otherwise (module docstring)."""
     try:

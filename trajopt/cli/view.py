@@ -18,6 +18,7 @@ def add_viewer_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--no-browser", action="store_true", help="with --view: only print the URL, open no browser")
     group.add_argument("--force-scale", type=float, metavar="M_PER_N", help="3D viewer: contact-force arrow length per newton (default: the weight 1.5 base heights long)")
 
+
 def add_view_parser(sub: Any) -> None:
     """The ``trajopt view FILE`` subcommand."""
     view = sub.add_parser(
@@ -31,6 +32,7 @@ def add_view_parser(sub: Any) -> None:
     group = view.add_argument_group("output")
     add_viewer_options(group)
     group.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
+
 
 def check_viewer_outputs(args: argparse.Namespace, problem: Any) -> None:
     """Before any work: the ``viz`` extra is installed, the model can be drawn, ``--html`` can be written."""
@@ -51,6 +53,7 @@ def check_viewer_outputs(args: argparse.Namespace, problem: Any) -> None:
     if args.html is not None:
         check_output_path("--html", args.html, args.overwrite, HTML_EXTENSIONS)
 
+
 def write_viewer_outputs(args: argparse.Namespace, solution: Solution) -> None:
     """Write ``--html`` and serve ``--view`` (until Ctrl-C), as checked by :func:`check_viewer_outputs`."""
     if not (args.view or args.html):
@@ -68,6 +71,7 @@ def write_viewer_outputs(args: argparse.Namespace, solution: Solution) -> None:
         viewer = show(solution, open_browser=not args.no_browser, **options)
         print(f"3D viewer at {viewer.url} (ready {time.perf_counter() - start:.2f} s after the solve; Ctrl-C to stop)", flush=True)
         viewer.serve_forever()
+
 
 def view_command(args: argparse.Namespace) -> int:
     """``trajopt view FILE``: load a saved solution, rebuild its problem, and show or export it."""
