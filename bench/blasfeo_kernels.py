@@ -67,12 +67,6 @@ CHILD_TIMEOUT_FACTOR = 5.0
 SAME_OBJECTIVE = 1e-8
 
 
-def mapped_blasfeo() -> List[str]:
-    """The BLASFEO files this process has mapped (``/proc/self/maps``)."""
-    with open("/proc/self/maps") as maps:
-        return sorted({line.split()[-1] for line in maps if "libblasfeo" in line})
-
-
 def synthetic_rows(repeat: int) -> List[Dict[str, Any]]:
     """fatrop on ``bench/stage_linear_algebra.py``'s stage QP, at each of its stage sizes, stopped
     after :data:`SYNTHETIC_ITERATIONS` iterations as there (the figure is a cost per iteration)."""
@@ -93,10 +87,10 @@ def synthetic_rows(repeat: int) -> List[Dict[str, Any]]:
 def contact_rows(repeat: int) -> List[Dict[str, Any]]:
     """fatrop and SQP + HPIPM on the contact-formulation Go1 trot (the problem's solve defaults)."""
     import problems
-    from trajopt.solver import BASE_DEFAULTS, solver_class
+    from trajopt.solver import backend_choice, solver_class
 
     problem = problems.get("go1-trot", formulation="contact")
-    chosen = {**BASE_DEFAULTS, **problem.solve_defaults}
+    chosen = backend_choice(problem)
     rows = []
     for backend, label in CONTACT_BACKENDS.items():
         solver = solver_class(backend)(problem, compile=chosen["compile"], hessian=chosen["hessian"], chart=chosen["chart"])
@@ -111,8 +105,10 @@ def contact_rows(repeat: int) -> List[Dict[str, Any]]:
 
 def child(repeat: int) -> int:
     """Measure every row in this process and print them with the mapped BLASFEO files as JSON."""
+    from trajopt.nlp_solver import mapped_libraries
+
     rows = synthetic_rows(repeat) + contact_rows(repeat)
-    print(json.dumps({"blasfeo": mapped_blasfeo(), "rows": rows}))
+    print(json.dumps({"blasfeo": mapped_libraries("libblasfeo"), "rows": rows}))
     return 0
 
 
@@ -133,7 +129,7 @@ def run_child(repeat: int, library: Optional[Path], timeout: Optional[float] = N
         if out.returncode:
             raise RuntimeError(f"child process failed:\n{out.stderr[-2000:]}")
         report = json.loads(out.stdout.strip().splitlines()[-1])
-        if library is not None and report["blasfeo"] != [str(Path(directory) / "libblasfeo.so.0")] and report["blasfeo"] != [str(library)]:
+        if library is not None and report["blasfeo"] != [str(library)]:  # maps name the link's target
             raise RuntimeError(f"--blasfeo: the child mapped {report['blasfeo']}, not {library}")
     return {**report, "wall_s": time.perf_counter() - start}
 

@@ -147,10 +147,9 @@ def build_problem(config: Dict[str, Any], case: Dict[str, Any]) -> Any:
 def backend_arguments(config: Dict[str, Any], problem: Any) -> Dict[str, Any]:
     """``solver``, ``compile``, ``hessian``, ``chart`` as :func:`trajopt.solve` resolves them:
     the configuration's, else the problem's ``solve_defaults``, else the base defaults."""
-    from trajopt.solver import BASE_DEFAULTS
+    from trajopt.solver import backend_choice
 
-    given = {k: config[k] for k in BACKEND_KEYS if config.get(k) is not None}
-    return {**BASE_DEFAULTS, **problem.solve_defaults, **given}
+    return backend_choice(problem, **{k: config.get(k) for k in BACKEND_KEYS})
 
 
 def checked_knots(N: int, final_control: bool) -> Any:

@@ -67,6 +67,17 @@ def eval_time(stats: Dict[str, Any]) -> float:
     return float(sum(v for k, v in stats.items() if k.startswith("t_wall_nlp_")))
 
 
+def mapped_libraries(name: str) -> List[str]:
+    """Paths of the files mapped into this process whose path contains ``name`` (``/proc/self/maps``;
+    [] where it does not exist)."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return []
+    fields = (line.split(None, 5) for line in maps.splitlines())  # address perms offset dev inode path
+    return sorted({f[5] for f in fields if len(f) == 6 and name in f[5]})
+
+
 def loaded_casadi_blas() -> List[str]:
     """Paths of the copies of CasADi's bundled OpenBLAS mapped into this process (Linux; [] elsewhere).
 
@@ -77,12 +88,7 @@ def loaded_casadi_blas() -> List[str]:
     whenever an IPOPT solver had been built before the setting (an options
     check does that), 42 iterations instead of 40.
     """
-    try:
-        maps = Path("/proc/self/maps").read_text()
-    except OSError:
-        return []
-    fields = (line.split(None, 5) for line in maps.splitlines())  # address perms offset dev inode path
-    return sorted({f[5] for f in fields if len(f) == 6 and "libcasadi-tp-openblas" in f[5]})
+    return mapped_libraries("libcasadi-tp-openblas")
 
 
 def single_threaded_casadi_blas() -> int:

@@ -44,6 +44,14 @@ def solver_class(name: str) -> Type[NlpSolver]:
     return SOLVERS[name]
 
 
+def backend_choice(problem: Problem, solver: Optional[str] = None, compile: Optional[bool] = None, hessian: Optional[str] = None, chart: Optional[bool] = None) -> Dict[str, Any]:
+    """``solver``, ``compile``, ``hessian`` and ``chart`` as :func:`solve` takes them: each
+    argument given (not ``None``), else the problem's :attr:`~trajopt.Problem.solve_defaults`,
+    else :data:`BASE_DEFAULTS`."""
+    given = {"solver": solver, "compile": compile, "hessian": hessian, "chart": chart}
+    return {**BASE_DEFAULTS, **problem.solve_defaults, **{k: v for k, v in given.items() if v is not None}}
+
+
 def solve(
     problem: Problem,
     transcription: Transcription | str | None = None,
@@ -69,8 +77,7 @@ def solve(
     """
     if not isinstance(problem, Problem):
         raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
-    given = {"solver": solver, "compile": compile, "hessian": hessian, "chart": chart}
-    chosen = {**BASE_DEFAULTS, **problem.solve_defaults, **{k: v for k, v in given.items() if v is not None}}
+    chosen = backend_choice(problem, solver, compile, hessian, chart)
     backend = solver_class(chosen["solver"])
     built = backend(problem, transcription, options, print_level, derivatives, expand, nlpsol_options, chosen["compile"], threads, chosen["hessian"], chosen["chart"], max_wall_time)
     return built.solve(warm_start=warm_start)

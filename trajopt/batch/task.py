@@ -33,7 +33,7 @@ import time
 from typing import Any, Dict, Mapping, Optional
 
 from ..solution import Solution
-from ..solver import BASE_DEFAULTS, solve
+from ..solver import backend_choice, solve
 from .points import ProblemRef
 
 #: The row fields a task fills, in table order (the sweep adds ``key``, ``params`` and the swept parameters).
@@ -70,8 +70,7 @@ CONTINUATION_IPOPT_OPTIONS: Dict[str, Any] = {
 def _continuation_settings(problem: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
     """``settings`` for a warm-started solve: with IPOPT (given, or the problem's default backend),
     :data:`CONTINUATION_IPOPT_OPTIONS` under the given options."""
-    backend = settings.get("solver") or problem.solve_defaults.get("solver", BASE_DEFAULTS["solver"])
-    if backend != "ipopt":
+    if backend_choice(problem, solver=settings.get("solver"))["solver"] != "ipopt":
         return settings
     return {**settings, "options": {**CONTINUATION_IPOPT_OPTIONS, **(settings.get("options") or {})}}
 
