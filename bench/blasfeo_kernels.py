@@ -87,7 +87,7 @@ def synthetic_rows(repeat: int) -> List[Dict[str, Any]]:
 def contact_rows(repeat: int) -> List[Dict[str, Any]]:
     """fatrop and SQP + HPIPM on the contact-formulation Go1 trot (the problem's solve defaults)."""
     import problems
-    from trajopt.solver import backend_choice, solver_class
+    from trajopt.solvers import backend_choice, solver_class
 
     problem = problems.get("go1-trot", formulation="contact")
     chosen = backend_choice(problem)
@@ -105,7 +105,7 @@ def contact_rows(repeat: int) -> List[Dict[str, Any]]:
 
 def child(repeat: int) -> int:
     """Measure every row in this process and print them with the mapped BLASFEO files as JSON."""
-    from trajopt.nlp_solver import mapped_libraries
+    from trajopt.solvers.blas import mapped_libraries
 
     rows = synthetic_rows(repeat) + contact_rows(repeat)
     print(json.dumps({"blasfeo": mapped_libraries("libblasfeo"), "rows": rows}))

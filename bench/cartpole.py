@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 import problems  # noqa: E402
 from bench.solver_runs import handwritten, measure, ours, print_table  # noqa: E402
 from trajopt import IpoptSolver  # noqa: E402
-from trajopt.fatrop_solver import FatropSolver, return_status  # noqa: E402
+from trajopt.solvers.fatrop import FatropSolver, return_status  # noqa: E402
 
 N, DT = 50, 0.05  # intervals, step (s)
 M_CART, M_POLE, LENGTH, GRAVITY, U_MAX = 1.0, 1.0, 1.0, 9.81, 20.0

@@ -11,7 +11,7 @@ costs at the knots, Gauss-Newton or exact Hessian, and the goal stated as
 - ``cost``: no goal row, a terminal cost ``1/2 1e3 |state_error(x_N, x_goal)|^2``.
 
 Each solve runs in a forked child killed after ``--wall`` seconds
-(:mod:`trajopt.watchdog`): fatrop's inertia correction multiplies its primal
+(:mod:`trajopt.solvers.watchdog`): fatrop's inertia correction multiplies its primal
 regularization without bound while its factorization reports a wrong
 inertia, and that loop never returns. IPOPT solves every form (reference
 objective printed). Measured: rows 3, 6 and 9 and the cost converge in 6-10

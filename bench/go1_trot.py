@@ -15,7 +15,7 @@ process, so its peak memory is its own):
   hard constraints, IPOPT with the problem's options (objective scaled by
   100, adaptive barrier update on the trots, monotone on the jump), stage
   derivatives on CasADi's virtual machine (the heavy stage maps on one thread
-  per core, :mod:`trajopt.derivatives`);
+  per core, :mod:`trajopt.solvers.derivatives`);
 - ``inverse+C``: the same with compiled stage derivatives (``compile=True``);
 - ``inverse+C/monotone``: ``inverse+C`` with IPOPT's default monotone
   barrier update (what the adaptive one saves; trots only, the jump uses it
@@ -25,10 +25,10 @@ process, so its peak memory is its own):
   ``f(x, u)``) on the backend its problem names (``solve_defaults``).
 
 A configuration is a dict of the arguments of
-``trajopt.solver.solver_class(solver)(problem, transcription, options=...,
+``trajopt.solvers.solver_class(solver)(problem, transcription, options=...,
 compile=..., hessian=..., chart=...)`` plus the problem's ``formulation``; a
 key left out takes what :func:`trajopt.solve` would (the problem's
-``solve_defaults``, then :data:`trajopt.solver.BASE_DEFAULTS`; the factory's
+``solve_defaults``, then :data:`trajopt.solvers.BASE_DEFAULTS`; the factory's
 default formulation and transcription), and ``cases`` limits it to some problems.
 
 The peers (``bench/crocoddyl_peers.py``: crocoddyl's own trot and jump
@@ -147,7 +147,7 @@ def build_problem(config: Dict[str, Any], case: Dict[str, Any]) -> Any:
 def backend_arguments(config: Dict[str, Any], problem: Any) -> Dict[str, Any]:
     """``solver``, ``compile``, ``hessian``, ``chart`` as :func:`trajopt.solve` resolves them:
     the configuration's, else the problem's ``solve_defaults``, else the base defaults."""
-    from trajopt.solver import backend_choice
+    from trajopt.solvers import backend_choice
 
     return backend_choice(problem, **{k: config.get(k) for k in BACKEND_KEYS})
 
@@ -165,7 +165,7 @@ def worker(name: str, case_name: str, repeat: int, ipopt: Dict[str, Any]) -> Dic
     """Build and solve one configuration on one problem ``repeat`` times in this process; its figures."""
     import numpy as np
 
-    from trajopt.solver import solver_class
+    from trajopt.solvers import solver_class
 
     base_rss = rss_mb()
     config, case = CONFIGS[name], CASES[case_name]
@@ -245,7 +245,7 @@ def run_peers(python: str, cases: List[str], repeat: int) -> Dict[str, Any]:
 def print_gcc_times(config: Dict[str, Any], shown: int = 5) -> None:
     """Code generation and gcc time of each stage function of a configuration's trot NLP, compiled one by one."""
     from models.compiled import build_library
-    from trajopt.derivatives import stage_functions
+    from trajopt.solvers.derivatives import stage_functions
     from trajopt.nlp import NLP
 
     problem = build_problem(config, CASES["trot"])

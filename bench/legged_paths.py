@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import problems  # noqa: E402
 from trajopt.legged.replay import replay  # noqa: E402
-from trajopt.solver import solver_class  # noqa: E402
+from trajopt.solvers import solver_class  # noqa: E402
 
 PROBLEMS = ("go1-trot", "go1-pace", "go1-bound", "go1-jump", "go2-trot", "humanoid-shift")
 PATHS: Dict[str, dict] = {

@@ -19,7 +19,7 @@ guess the straight line at level attitude with hover thrust.
 Rows (:mod:`bench.solver_runs` explains the columns): the hand-written NLP,
 ours on CasADi's virtual machine (by default its heavy stage maps, the
 interval Jacobian and Hessian, run on one thread per core:
-:mod:`trajopt.derivatives`), the same on one thread, ours compiled
+:mod:`trajopt.solvers.derivatives`), the same on one thread, ours compiled
 (``compile=True``). The last lines give the ratios (the issue's target: ours
 at most 1.1x the hand-written NLP) and why fatrop does not take this problem.
 
@@ -39,8 +39,8 @@ import numpy as np  # noqa: E402
 import problems  # noqa: E402
 from bench.solver_runs import handwritten, measure, ours, print_table  # noqa: E402
 from trajopt import IpoptSolver  # noqa: E402
-from trajopt.derivatives import available_cores  # noqa: E402
-from trajopt.fatrop_solver import FatropSolver  # noqa: E402
+from trajopt.solvers.derivatives import available_cores  # noqa: E402
+from trajopt.solvers.fatrop import FatropSolver  # noqa: E402
 
 N, TF = 51, 5.0
 MASS, INERTIA, ARM, KF, KM, GRAVITY, U_MAX = 0.5, ca.DM([0.0023, 0.0023, 0.004]), 0.175, 1.0, 0.0245, 9.81, 4.0

@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.solver_runs import eval_time  # noqa: E402
-from trajopt.ipopt_solver import DEFAULT_IPOPT_OPTIONS  # noqa: E402
+from trajopt.solvers.ipopt import DEFAULT_IPOPT_OPTIONS  # noqa: E402
 
 N, NX, N_INEQ = 31, 36, 20
 SIZES = {"inverse (nu 42, 18 eq)": (42, 18), "forward (nu 24)": (24, 0), "crocoddyl-like (nu 12)": (12, 0)}

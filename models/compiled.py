@@ -50,7 +50,7 @@ Safety (POSIX):
 (``casadi.external``) or, with a :class:`CompilerWarning`, the original one when
 no compiler is found or compilation fails. :func:`compile_functions` does the
 same for many functions, running the compilers in parallel (the NLP's stage
-derivatives, :mod:`trajopt.derivatives`), with one warning for all failures.
+derivatives, :mod:`trajopt.solvers.derivatives`), with one warning for all failures.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The compiled stage-wise NLP (``trajopt.solve(..., compile=True)``) against the virtual machine.
 
 The compiled path generates C for each stage function and its derivatives
-(:func:`trajopt.derivatives.stagewise_nlp`); it must give the NLP's values,
+(:func:`trajopt.solvers.derivatives.stagewise_nlp`); it must give the NLP's values,
 gradient, Jacobian and Hessian to ``EXACT = 1e-12`` (relative with a floor)
 and the same IPOPT solution. The fast tests compile the cartpole's small
 functions into a per-test cache; every transcription (fixed and free final
@@ -22,7 +22,7 @@ import problems
 from models import compiled
 from models.compiled import CompilerWarning, compile_functions
 from trajopt import IpoptSolver, NLP
-from trajopt.derivatives import stagewise_nlp
+from trajopt.solvers.derivatives import stagewise_nlp
 
 from .test_transcriptions import TRANSCRIPTIONS, rich_problem
 

@@ -16,7 +16,7 @@ from models.contact_dynamics import ContactDynamics
 from models.multibody.contact import contact_dynamics_function
 from tests.legged_checks import pinocchio_contact_check, pinocchio_contact_forces
 from trajopt import IpoptSolver, Problem, QuadraticCost, SqpSolver, solve
-from trajopt.fatrop_solver import FatropSolver
+from trajopt.solvers.fatrop import FatropSolver
 from trajopt.nlp import NLP, chart_bounds, plain_coordinates
 
 RNG = np.random.default_rng(7)
@@ -187,7 +187,7 @@ def test_tangent_chart_round_trip_and_bounds():
 def test_gauss_newton_hessian_is_the_cost_hessian_for_linear_residuals():
     """Cartpole (vector state), quadratic cost: the Gauss-Newton Hessian equals the exact Hessian of the
     Lagrangian with zero multipliers (the residuals are linear), and ignores the multipliers."""
-    from trajopt.derivatives import stagewise_derivatives
+    from trajopt.solvers.derivatives import stagewise_derivatives
 
     base = problems.get("cartpole")
     nlp = NLP(base, "multiple_shooting_knot_cost")
@@ -237,7 +237,7 @@ def test_stagewise_backends_reach_ipopts_optimum_with_tangent_charts(backend):
 
 
 def test_fatrop_that_never_returns_is_stopped_at_its_wall_time():
-    """fatrop 1.1.8 loops forever when all 12 goal directions are fixed (trajopt.watchdog):
+    """fatrop 1.1.8 loops forever when all 12 goal directions are fixed (trajopt.solvers.watchdog):
     the solve comes back failed, with its status, within the limit."""
     import time
 

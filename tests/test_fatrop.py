@@ -1,4 +1,4 @@
-"""The fatrop backend (:mod:`trajopt.fatrop_solver`) against IPOPT, and the problems it refuses.
+"""The fatrop backend (:mod:`trajopt.solvers.fatrop`) against IPOPT, and the problems it refuses.
 
 fatrop and IPOPT solve the same NLP (RK4 multiple shooting) to ``tol`` 1e-8:
 their optima agree to ``SAME = 1e-6`` (relative with a floor) in objective,
@@ -15,7 +15,7 @@ import pytest
 
 import problems
 from trajopt import Constraint, FreeTime, FunctionTerminalCost, GoalConstraint, IpoptSolver, Problem, QuadraticCost, solve
-from trajopt.fatrop_solver import FatropSolver
+from trajopt.solvers.fatrop import FatropSolver
 
 SAME = 1e-6
 

@@ -3,7 +3,7 @@
 A real SIGINT is sent to a real ``trajopt solve`` subprocess while IPOPT
 iterates (after its first iteration line): the command exits with status 130,
 writes none of its output files and prints no traceback or CasADi C++
-warning. From Python, ``solve`` raises :class:`trajopt.interrupt.SolveInterrupted`
+warning. From Python, ``solve`` raises :class:`trajopt.solvers.interrupt.SolveInterrupted`
 (a ``KeyboardInterrupt``) with the last iterate, at once, and the process is
 left as it was (signal handler, ``sys.stderr``). Writers interrupted midway
 (``Solution.save``, :func:`trajopt.atomic_file.atomic_output`) leave the
@@ -71,7 +71,7 @@ SOLVE_AND_INTERRUPT = textwrap.dedent(
     import numpy as np
     import problems
     from trajopt import IpoptSolver, solve
-    from trajopt.interrupt import SolveInterrupted
+    from trajopt.solvers.interrupt import SolveInterrupted
 
     solver = IpoptSolver(problems.get("go1-trot", cycles=4))
     stderr_before = sys.stderr

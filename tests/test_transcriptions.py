@@ -13,7 +13,7 @@ from lie import axis_angle_to_quat
 from models.quadrotor import Quadrotor
 from models.torque_body import TorqueBody
 from trajopt import NLP, Constraint, FreeTime, FunctionCost, GoalConstraint, MultipleShooting, Problem, QuadraticCost, QuadraticTerminalCost, get_transcription, solve
-from trajopt.derivatives import stagewise_derivatives
+from trajopt.solvers.derivatives import stagewise_derivatives
 from trajopt.manifold import normalize_quaternions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,8 +170,8 @@ def test_mumps_blas_is_single_threaded_even_after_an_earlier_ipopt_plugin_load()
     script = (
         "import ctypes, problems\n"
         "from trajopt import IpoptSolver\n"
-        "from trajopt.nlp_solver import loaded_casadi_blas\n"
-        "from trajopt.solver_options import check_ipopt_options\n"
+        "from trajopt.solvers.blas import loaded_casadi_blas\n"
+        "from trajopt.solvers.options import check_ipopt_options\n"
         "check_ipopt_options({'tol': 1e-8})\n"
         "IpoptSolver(problems.get('cartpole'), options={'tol': 1e-8}).solve()\n"
         "print([ctypes.CDLL(path).openblas_get_num_threads() for path in loaded_casadi_blas()])\n"

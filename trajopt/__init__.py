@@ -1,4 +1,4 @@
-"""Integrators, transcriptions, OCP builder, IPOPT solve, solutions, plots, CLI.
+"""Integrators, transcriptions, the OCP builder, solutions, plots, CLI; the solver backends in :mod:`trajopt.solvers`.
 
 The core API::
 
@@ -13,16 +13,14 @@ __version__ = "0.1.0"
 from .constraints import Constraint, GoalConstraint
 from .costs import Cost, FunctionCost, FunctionTerminalCost, QuadraticCost, QuadraticTerminalCost, RunningCost, TerminalCost
 from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
-from .interrupt import SolveInterrupted
 from .nlp import NLP
 from .problem import FreeTime, Problem
 from .solution import Solution
-from .fatrop_solver import FatropSolver
-from .ipopt_solver import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS, IpoptSolver
-from .nlp_solver import NlpSolver
-from .solver import SOLVERS, solve
-from .sqp_solver import SqpSolver
+from .solvers import DEFAULT_IPOPT_OPTIONS, SOLVERS, WARM_START_OPTIONS, FatropSolver, IpoptSolver, NlpSolver, SolveInterrupted, SqpSolver, solve
 from .transcription import HermiteSimpson, MultipleShooting, Transcription, Trapezoidal, get_transcription
+from ._moved_modules import install_moved_modules
+
+install_moved_modules()
 
 __all__ = [
     "__version__",

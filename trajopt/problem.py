@@ -66,7 +66,7 @@ class Problem:
     #: "fatrop": {...}}``); a solve's own ``options`` override them.
     solver_options: Dict[str, Dict[str, Any]] = {}
     #: Backend and settings :func:`trajopt.solve` uses for this problem unless its call says
-    #: otherwise: any of ``solver``, ``compile``, ``hessian``, ``chart`` (see :mod:`trajopt.solver`).
+    #: otherwise: any of ``solver``, ``compile``, ``hessian``, ``chart`` (see :mod:`trajopt.solvers`).
     solve_defaults: Dict[str, Any] = {}
     #: How to build this problem again: ``{"name": registry name, "params": factory keyword
     #: arguments}`` when :func:`problems.get` built it (``None`` otherwise). A :class:`Solution`

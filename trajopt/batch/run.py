@@ -47,13 +47,13 @@ import pyarrow as pa
 from distributed import Client, LocalCluster, as_completed
 
 from ..atomic_file import atomic_output
-from ..derivatives import available_cores
+from ..solvers import solver_class
+from ..solvers.derivatives import available_cores
 
 try:
     import fcntl
 except ImportError:  # not POSIX: no folder lock
     fcntl = None  # type: ignore[assignment]
-from ..solver import solver_class
 from ..transcription import get_transcription
 from . import continuation
 from .points import Grid, ProblemRef, canonical_params, expand_grid, point_key

@@ -33,7 +33,7 @@ import time
 from typing import Any, Dict, Mapping, Optional
 
 from ..solution import Solution
-from ..solver import backend_choice, solve
+from ..solvers import backend_choice, solve
 from .points import ProblemRef
 
 #: The row fields a task fills, in table order (the sweep adds ``key``, ``params`` and the swept parameters).

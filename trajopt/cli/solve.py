@@ -13,7 +13,7 @@ from ..plotting.output import FIGURE_EXTENSIONS
 from ..plotting.solution import animate_solution, check_animatable, plot_solution
 from ..report import solution_report
 from ..solution import Solution
-from ..solver import SOLVERS, solve
+from ..solvers import SOLVERS, solve
 from ..transcription import TRANSCRIPTIONS, get_transcription
 from .arguments import UsageError, add_robot_options, build_problem, check_output_path, factory_parameters, parse_parameters, problem_factory, robot_templates
 from .view import add_viewer_options, check_viewer_outputs, write_viewer_outputs

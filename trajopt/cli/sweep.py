@@ -8,8 +8,8 @@ from typing import Any, Dict
 
 import numpy as np
 
-from ..derivatives import available_cores
-from ..solver import SOLVERS
+from ..solvers import SOLVERS
+from ..solvers.derivatives import available_cores
 from ..transcription import TRANSCRIPTIONS
 from .arguments import UsageError, add_robot_options, convert, factory_parameters, robot_parameters, signature_text, split_parameter
 

@@ -1,10 +1,10 @@
 """The SQP backend: CasADi's ``sqpmethod`` with the HPIPM QP solver (a Riccati interior point per QP).
 
 Each SQP iteration linearizes the constraints and takes the quadratic model of
-the Lagrangian (:mod:`trajopt.derivatives`: the exact Hessian, or Gauss-Newton
+the Lagrangian (:mod:`trajopt.solvers.derivatives`: the exact Hessian, or Gauss-Newton
 ``hessian="gauss-newton"``), and HPIPM solves that QP stage by stage (the
 structure acados uses). The QP must have the stage form of
-:mod:`trajopt.stage_layout` (explicit gaps; tangent-chart knots for states with
+:mod:`trajopt.solvers.stage_layout` (explicit gaps; tangent-chart knots for states with
 rotations) and a convex cost: a Gauss-Newton Hessian is positive
 semi-definite when every cost is least squares; an exact Hessian is made so
 by ``sqpmethod``'s ``convexify_strategy`` ("regularize" by default here).
@@ -27,10 +27,10 @@ from typing import Any, Dict
 import casadi as ca
 import numpy as np
 
+from ..nlp import NLP
+from .base import NlpSolver
 from .derivatives import NLPSOL_OPTIONS
-from .nlp import NLP
-from .nlp_solver import NlpSolver
-from .solver_options import casadi_message
+from .options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
 
 #: ``sqpmethod`` options used unless overridden (see the module docstring).
@@ -82,10 +82,10 @@ def sqp_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str, ca
 class SqpSolver(NlpSolver):
     """A problem transcribed once and solved by SQP with HPIPM as often as needed (module docstring).
 
-    Arguments: :class:`trajopt.nlp_solver.NlpSolver` (``derivatives="stagewise"``
+    Arguments: :class:`trajopt.solvers.base.NlpSolver` (``derivatives="stagewise"``
     only); ``print_level`` > 0 prints ``sqpmethod``'s iterations. Raises
     ``ValueError`` when the problem does not have the stage form. ``layout``
-    is the :class:`~trajopt.stage_layout.StageLayout`.
+    is the :class:`~trajopt.solvers.stage_layout.StageLayout`.
     """
 
     name = "sqp"

@@ -1,16 +1,16 @@
 """The one entry point of every solve: :func:`solve` picks a backend by name.
 
-Backends (each a :class:`trajopt.nlp_solver.NlpSolver`, built once and solved
+Backends (each a :class:`trajopt.solvers.base.NlpSolver`, built once and solved
 repeatedly through its class, e.g. ``IpoptSolver(problem).solve()``):
 
-- ``"ipopt"`` (:mod:`trajopt.ipopt_solver`): IPOPT, a sparse LDL^T (MUMPS) of
+- ``"ipopt"`` (:mod:`trajopt.solvers.ipopt`): IPOPT, a sparse LDL^T (MUMPS) of
   the whole KKT matrix per iteration; any transcription;
-- ``"fatrop"`` (:mod:`trajopt.fatrop_solver`): fatrop, an interior point
+- ``"fatrop"`` (:mod:`trajopt.solvers.fatrop`): fatrop, an interior point
   with a Riccati recursion over the stages;
-- ``"sqp"`` (:mod:`trajopt.sqp_solver`): ``sqpmethod`` with HPIPM, a Riccati
+- ``"sqp"`` (:mod:`trajopt.solvers.sqp`): ``sqpmethod`` with HPIPM, a Riccati
   interior point for each QP.
 
-The last two need the stage form (:mod:`trajopt.stage_layout`: multiple
+The last two need the stage form (:mod:`trajopt.solvers.stage_layout`: multiple
 shooting; tangent-chart knots for states with rotations). A problem may name
 the backend and options it solves best with (:attr:`trajopt.Problem.solve_defaults`,
 e.g. the legged problems' contact formulation); arguments given here win.
@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Type
 
-from .fatrop_solver import FatropSolver
-from .ipopt_solver import IpoptSolver
-from .nlp_solver import NlpSolver
-from .problem import Problem
-from .solution import Solution
-from .sqp_solver import SqpSolver
-from .transcription import Transcription
+from ..problem import Problem
+from ..solution import Solution
+from ..transcription import Transcription
+from .base import NlpSolver
+from .fatrop import FatropSolver
+from .ipopt import IpoptSolver
+from .sqp import SqpSolver
 
 #: The backends by name.
 SOLVERS: Dict[str, Type[NlpSolver]] = {cls.name: cls for cls in (IpoptSolver, FatropSolver, SqpSolver)}
@@ -73,7 +73,7 @@ def solve(
     ``solver``, ``compile``, ``hessian`` and ``chart`` left at ``None`` take the
     problem's :attr:`~trajopt.Problem.solve_defaults`, else ``"ipopt"``,
     ``False``, ``"exact"`` and ``False``. The other arguments are
-    :class:`trajopt.nlp_solver.NlpSolver`'s.
+    :class:`trajopt.solvers.base.NlpSolver`'s.
     """
     if not isinstance(problem, Problem):
         raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")

@@ -47,7 +47,7 @@ from typing import Any, Dict, List
 import casadi as ca
 import numpy as np
 
-from .nlp import NLP
+from ..nlp import NLP
 
 
 @dataclass(frozen=True)

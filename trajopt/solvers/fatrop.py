@@ -4,11 +4,11 @@ fatrop is an interior-point method like IPOPT (filter line search, barrier
 updates, inertia correction) whose linear algebra is a Riccati recursion over
 the stages of an optimal-control problem instead of a sparse LDL^T
 factorization of the whole KKT matrix. It solves problems in stage form
-(:mod:`trajopt.stage_layout`: explicit gaps, stage-local rows and costs, a
+(:mod:`trajopt.solvers.stage_layout`: explicit gaps, stage-local rows and costs, a
 fixed final time); states with rotations need tangent-chart knots
 (``chart=True``, :mod:`trajopt.nlp`).
 
-Derivatives are the stage-wise ones (:mod:`trajopt.derivatives`, compiled with
+Derivatives are the stage-wise ones (:mod:`trajopt.solvers.derivatives`, compiled with
 ``compile=True``, exact or Gauss-Newton Hessian), handed to the plugin through
 its function cache, in stage row order and with the signatures it calls:
 ``nlp_grad_f`` gives the gradient alone, ``nlp_hess_l`` the gradient of the
@@ -27,9 +27,9 @@ from typing import Any, Dict
 import casadi as ca
 import numpy as np
 
-from .nlp import NLP
-from .nlp_solver import NlpSolver
-from .solver_options import casadi_message
+from ..nlp import NLP
+from .base import NlpSolver
+from .options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
 
 #: fatrop options used unless overridden by ``options`` (fatrop's own names: ``tol``, ``max_iter``, ``mu_init``, ...).
@@ -51,7 +51,7 @@ def fatrop_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str,
     ``nlp_function`` is ``(x, p) -> (f, g)``, ``derivatives`` holds IPOPT's
     ``grad_f``, ``jac_g`` and ``hess_lag`` (upper triangle) and ``lag_grad`` is
     ``(x, p, sigma, lam) -> sigma grad f + J^T lam`` by reverse sweeps
-    (:data:`trajopt.derivatives.LAG_GRAD`: fatrop asks for the Lagrangian's
+    (:data:`trajopt.solvers.derivatives.LAG_GRAD`: fatrop asks for the Lagrangian's
     gradient with every Hessian, and forming it from the Jacobian would
     evaluate every constraint Jacobian twice per iteration). Returns
     ``nlp_f``, ``nlp_g``, ``nlp_grad_f`` (gradient only), ``nlp_jac_g``,
@@ -87,7 +87,7 @@ def fatrop_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str,
 class FatropSolver(NlpSolver):
     """A problem transcribed once and solved with fatrop as often as needed (module docstring).
 
-    Arguments: :class:`trajopt.nlp_solver.NlpSolver`; ``options`` are fatrop's
+    Arguments: :class:`trajopt.solvers.base.NlpSolver`; ``options`` are fatrop's
     (overriding :data:`DEFAULT_FATROP_OPTIONS`) and ``print_level`` its
     verbosity (0 silent, 5 one line per iteration). Raises ``ValueError`` when
     the problem does not have the stage form. ``layout`` is the :class:`StageLayout`.

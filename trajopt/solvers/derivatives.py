@@ -47,7 +47,7 @@ import numpy as np
 
 from models.compiled import compile_functions
 
-from .layout import columns
+from ..layout import columns
 
 #: Mapped VM functions with at least this many SX instructions (per call, all columns) run on
 #: threads; compiled ones from ten times as many.
@@ -55,7 +55,7 @@ THREAD_MIN_INSTRUCTIONS = 200_000
 #: Hessians of the Lagrangian the stage-wise derivatives can give (:func:`stagewise_nlp`).
 HESSIANS = ("exact", "gauss-newton")
 #: Key of the Lagrangian-gradient function among :func:`stagewise_nlp`'s functions (not an
-#: ``nlpsol`` option: backends that take the gradient with the Hessian use it, :mod:`trajopt.fatrop_solver`).
+#: ``nlpsol`` option: backends that take the gradient with the Hessian use it, :mod:`trajopt.solvers.fatrop`).
 LAG_GRAD = "lag_grad"
 #: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
 #: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the

@@ -1,13 +1,13 @@
 """What every NLP solver backend shares: the transcribed NLP, its derivatives, starting points, the result.
 
-A backend (:mod:`trajopt.ipopt_solver`, :mod:`trajopt.fatrop_solver`,
-:mod:`trajopt.sqp_solver`) derives from :class:`NlpSolver` and only says how
+A backend (:mod:`trajopt.solvers.ipopt`, :mod:`trajopt.solvers.fatrop`,
+:mod:`trajopt.solvers.sqp`) derives from :class:`NlpSolver` and only says how
 to build its ``casadi.nlpsol`` (:meth:`NlpSolver._create`) and what its
 statistics mean; :func:`trajopt.solve` picks one by name. The base class
 
 - transcribes the problem once (:class:`trajopt.nlp.NLP`, optionally with
   tangent-chart knots) and builds the stage-wise derivatives
-  (:mod:`trajopt.derivatives`: exact or Gauss-Newton Hessian, VM or compiled);
+  (:mod:`trajopt.solvers.derivatives`: exact or Gauss-Newton Hessian, VM or compiled);
 - chooses the starting point: the problem's initial guess, a decision vector,
   or a previous :class:`~trajopt.Solution` (primal-dual when the layout matches,
   else its trajectory re-sampled at the new knots);
@@ -19,37 +19,28 @@ statistics mean; :func:`trajopt.solve` picks one by name. The base class
 - returns a :class:`~trajopt.Solution` carrying the backend's status, the
   last iterate and the constraint violation checked here, never a bare
   exception from inside CasADi (design rule 6); options are checked by name
-  before anything is built (:mod:`trajopt.solver_options`), and Ctrl-C stops
-  the backend and raises :class:`trajopt.interrupt.SolveInterrupted` (a
+  before anything is built (:mod:`trajopt.solvers.options`), and Ctrl-C stops
+  the backend and raises :class:`trajopt.solvers.interrupt.SolveInterrupted` (a
   ``KeyboardInterrupt``) carrying the last iterate.
-
-CasADi's bundled OpenBLAS (which MUMPS and the Riccati solvers' BLAS calls may
-use) is set to one thread (:func:`single_threaded_casadi_blas`) once a
-backend's solver is built: its idle worker threads spin on the other cores
-between factorizations, which took the cores the threaded stage maps
-(``threads``) need. Measured on the Go1 trot (2 cores): evaluations 0.162 ->
-0.101 s with 2 threads, and MUMPS is no slower on one BLAS thread. numpy's
-BLAS is a separate library and is left alone.
 """
 from __future__ import annotations
 
-import ctypes
 import functools
 import time
 from abc import ABC, abstractmethod
-from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import casadi as ca
 import numpy as np
 
+from ..nlp import NLP
+from ..problem import Problem
+from ..solution import Solution
+from ..transcription import Transcription
+from .blas import single_threaded_casadi_blas
 from .derivatives import HESSIANS, LAG_GRAD, available_cores, stagewise_nlp
 from .interrupt import SolveInterrupted, watch_interrupts
-from .nlp import NLP
-from .problem import Problem
-from .solution import Solution
-from .solver_options import casadi_message, check_nlpsol_options
-from .transcription import Transcription
+from .options import casadi_message, check_nlpsol_options
 from .watchdog import ChildDied, DeadlineExceeded, Watchdog
 
 #: Default number of threads for the stage maps (fewer when fewer cores are available).
@@ -65,42 +56,6 @@ DEFAULT_MAX_WALL_TIME = 600.0
 def eval_time(stats: Dict[str, Any]) -> float:
     """Wall time (s) spent in NLP function evaluations according to ``solver.stats()``."""
     return float(sum(v for k, v in stats.items() if k.startswith("t_wall_nlp_")))
-
-
-def mapped_libraries(name: str) -> List[str]:
-    """Paths of the files mapped into this process whose path contains ``name`` (``/proc/self/maps``;
-    [] where it does not exist)."""
-    try:
-        maps = Path("/proc/self/maps").read_text()
-    except OSError:
-        return []
-    fields = (line.split(None, 5) for line in maps.splitlines())  # address perms offset dev inode path
-    return sorted({f[5] for f in fields if len(f) == 6 and name in f[5]})
-
-
-def loaded_casadi_blas() -> List[str]:
-    """Paths of the copies of CasADi's bundled OpenBLAS mapped into this process (Linux; [] elsewhere).
-
-    The wheel ships the library as identical files (``.so``, ``.so.0``,
-    ``.so.0.3``), not links: a plugin loads the one its soname names, and a
-    ``ctypes`` load of another name maps a second copy whose settings MUMPS
-    never sees. Measured: the Go1 jump's MUMPS then ran on multi-threaded BLAS
-    whenever an IPOPT solver had been built before the setting (an options
-    check does that), 42 iterations instead of 40.
-    """
-    return mapped_libraries("libcasadi-tp-openblas")
-
-
-def single_threaded_casadi_blas() -> int:
-    """Set every loaded copy of CasADi's OpenBLAS to one thread (module docstring); returns how many were set."""
-    count = 0
-    for path in loaded_casadi_blas():
-        try:
-            ctypes.CDLL(path).openblas_set_num_threads(1)  # the mapped copy itself: same path, same handle
-            count += 1
-        except (OSError, AttributeError):
-            continue
-    return count
 
 
 def _call(solver: Any, args: Dict[str, Any]) -> tuple:
@@ -125,7 +80,7 @@ class NlpSolver(ABC):
     derivatives:
         ``"stagewise"`` (default): gradient, constraint Jacobian and Hessian of
         the Lagrangian assembled from per-stage derivatives
-        (:mod:`trajopt.derivatives`); ``"casadi"``: CasADi differentiates the
+        (:mod:`trajopt.solvers.derivatives`); ``"casadi"``: CasADi differentiates the
         whole NLP graph.
     expand:
         With ``derivatives="casadi"``, expand the NLP to SX before
@@ -142,13 +97,13 @@ class NlpSolver(ABC):
         (the numbers do not depend on it). ``None``: the cores this process
         may use, at most :data:`MAX_DEFAULT_THREADS`; 1 evaluates everything serially.
     hessian:
-        ``"exact"`` or ``"gauss-newton"`` (:func:`trajopt.derivatives.stagewise_nlp`).
+        ``"exact"`` or ``"gauss-newton"`` (:func:`trajopt.solvers.derivatives.stagewise_nlp`).
     chart:
         Tangent-chart knots (:mod:`trajopt.nlp`): explicit transcriptions only.
     max_wall_time:
         Seconds a solve may take (default :data:`DEFAULT_MAX_WALL_TIME`). A
         backend that checks time between its iterations (IPOPT) stops itself;
-        one that can hang inside an iteration (fatrop, :mod:`trajopt.watchdog`)
+        one that can hang inside an iteration (fatrop, :mod:`trajopt.solvers.watchdog`)
         runs in a child process killed at the deadline. Either way the result
         is a failed :class:`~trajopt.Solution` whose status says so.
     """
@@ -207,7 +162,7 @@ class NlpSolver(ABC):
     # ------------------------------------------------------------ backend
     #: the ``casadi.nlpsol`` plugin behind the backend
     plugin: str = ""
-    #: True for a backend that can hang inside an iteration: its calls run under :mod:`trajopt.watchdog`
+    #: True for a backend that can hang inside an iteration: its calls run under :mod:`trajopt.solvers.watchdog`
     watchdog: bool = False
 
     @classmethod

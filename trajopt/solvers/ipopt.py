@@ -9,7 +9,7 @@ factorization). Against IPOPT's defaults (automatic ordering, 1000 %), measured
 in one run each: IPOPT's own time drops 30-65 % on the Go1 trot, bound and
 jump, the Go2 trot and the humanoid shift, is unchanged on the Go1 pace and on
 the small problems. Derivatives are assembled stage by stage
-(:mod:`trajopt.derivatives`), optionally from compiled C (``compile=True``:
+(:mod:`trajopt.solvers.derivatives`), optionally from compiled C (``compile=True``:
 gcc runs once per stage function, ~10 s in parallel for the Go1 trot, then
 the cache serves; ~6x less evaluation time there). Measured on the
 quadrotor point-to-point problem (``bench/quadrotor_transcriptions.py``, a
@@ -35,8 +35,8 @@ from typing import Any, Dict, Optional
 
 import casadi as ca
 
-from .nlp_solver import NlpSolver
-from .solver_options import casadi_message, check_ipopt_options
+from .base import NlpSolver
+from .options import casadi_message, check_ipopt_options
 
 #: IPOPT options used unless overridden by ``options``.
 DEFAULT_IPOPT_OPTIONS: Dict[str, Any] = {
@@ -61,14 +61,14 @@ WARM_START_OPTIONS: Dict[str, Any] = {
 
 
 class IpoptSolver(NlpSolver):
-    """A problem transcribed once and solved with IPOPT (arguments: :class:`trajopt.nlp_solver.NlpSolver`;
+    """A problem transcribed once and solved with IPOPT (arguments: :class:`trajopt.solvers.base.NlpSolver`;
     ``options`` are IPOPT's, over :data:`DEFAULT_IPOPT_OPTIONS` and the problem's ``solver_options["ipopt"]``)."""
 
     name = plugin = "ipopt"
 
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
-        """Raise ``ValueError`` naming each option IPOPT or ``casadi.nlpsol`` would refuse (:mod:`trajopt.solver_options`), before any building."""
+        """Raise ``ValueError`` naming each option IPOPT or ``casadi.nlpsol`` would refuse (:mod:`trajopt.solvers.options`), before any building."""
         check_ipopt_options(options)
         super().check_options(options, nlpsol_options)
 
