@@ -15,6 +15,7 @@ import numpy as np
 
 from lie import _backend as B
 
+from .equilibrium import equilibrium_controls, equilibrium_residual_function
 from .numeric_call import NumericCall
 
 
@@ -109,6 +110,26 @@ class Model(ABC):
             return ca.jacobian(f, x), ca.jacobian(f, u)
         return self._call("dynamics_jacobian", x, u, t, *extra, matrix=True)
 
+    def equilibrium_control(self, x: Any, t: float = 0.0, params: Any = None, bounds: Any = None) -> np.ndarray:
+        """The control (m,) within ``bounds`` (``(lower, upper)``, default :meth:`control_bounds`)
+        that holds the model where ``x`` puts it.
+
+        The bounded least-squares control ``argmin |f_a(x, u, t)|^2`` of the rows
+        ``f_a`` of ``xdot`` that the control can change (the velocity
+        derivatives of a mechanical system; :mod:`models.equilibrium`): hover
+        thrust for a level quadrotor, gravity-compensating torques for a fixed-base
+        arm, the smallest accelerations an underactuated model can reach.
+        Problems start from it by default (:meth:`trajopt.Problem.initial_guess`).
+        ``params``: the dynamics parameters of a model that has them. A model
+        states its own equilibrium by overriding this method.
+        """
+        x = B.check_finite(B.numeric_array(x, "x"), "x")
+        if x.shape != (self.state_dim,):
+            raise ValueError(f"x: expected shape ({self.state_dim},), got {x.shape}")
+        d = np.asarray(self._dynamics_params(params)[0], dtype=float).reshape(1, -1) if self.dynamics_param_dim else np.zeros((1, 0))
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (1, self.control_dim)) for b in (self.control_bounds() if bounds is None else bounds))
+        return equilibrium_controls(self, x[None, :], np.array([B.real(t, "t")]), d, lower, upper)[0]
+
     # -------------------------------------------------------------- error state
     def state_error(self, x: Any, x0: Any) -> Any:
         """Error ``dx`` with ``apply_dx(x0, dx) == x``; plain difference for vector states."""
@@ -137,7 +158,7 @@ class Model(ABC):
 
     def _builders(self) -> Dict[str, Callable[[], ca.Function]]:
         """Builders of the cached ``casadi.Function`` objects, by key. Subclasses extend it."""
-        return {"dynamics": self._build_dynamics, "dynamics_jacobian": self._build_dynamics_jacobian}
+        return {"dynamics": self._build_dynamics, "dynamics_jacobian": self._build_dynamics_jacobian, "equilibrium_residual": lambda: equilibrium_residual_function(self)}
 
     def casadi_function(self, key: str) -> ca.Function:
         """The cached ``casadi.Function`` behind a public method (built on first use)."""

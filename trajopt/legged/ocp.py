@@ -94,6 +94,7 @@ from models.contact_dynamics import ContactDynamics
 from ..constraints import Constraint, GoalConstraint
 from ..costs import QuadraticCost
 from ..problem import Problem
+from .base_path import ballistic_base_path
 from .footholds import nominal_foot_paths, swing_apex_knots
 from .schedule import ContactSchedule
 
@@ -447,7 +448,10 @@ class LeggedProblem(Problem):
     def nominal_guess(self) -> tuple:
         """States from the analytic IK of the nominal foot paths, controls from inverse dynamics.
 
-        The base follows the reference; joints solve the IK closest to the
+        The base follows the reference, or with flight phases in the schedule
+        the ballistic path of :func:`~trajopt.legged.base_path.ballistic_base_path`
+        (with its velocities and accelerations, and stance forces carrying
+        ``m (a + g)``); joints solve the IK closest to the
         previous knot's; velocities are finite differences on the manifold;
         forces share the weight among stance feet; accelerations are finite
         differences of the velocities; torques are RNEA's joint part.
@@ -456,6 +460,9 @@ class LeggedProblem(Problem):
         nq, nv = robot.nq, robot.nv
         X = self.reference_states.copy()
         X[0] = self.x0
+        path = ballistic_base_path(self.schedule, self.x0[:3], self.displacement, GRAVITY)
+        if path is not None:  # flight phases: the base obeys gravity in the air (trajopt.legged.base_path)
+            X[:, 0:3] = path[0]
         for k in range(1, self.N if hasattr(robot, "nearest_ik") else 1):  # robots without analytic IK keep x0's joints
             q = X[k, :nq].copy()
             q[7:] = X[k - 1, 7:nq]
@@ -469,6 +476,13 @@ class LeggedProblem(Problem):
         F = self.stance_force_share()
         A = np.zeros((self.N, nv))
         A[:-1] = np.diff(X[:, nq:], axis=0) / h
+        if path is not None:  # the path's own base velocity and acceleration; forces carry m (a + g)
+            _, V_base, A_base = path
+            X[:, nq : nq + 3], A[:, 0:3] = V_base, A_base  # body frame = world frame for the level base
+            n_stance = self.schedule.stance.sum(axis=1)
+            for k in np.flatnonzero(n_stance):
+                for i in np.flatnonzero(self.schedule.stance[k]):
+                    F[k, 3 * i : 3 * i + 3] = self.mass * (A_base[k] + [0.0, 0.0, GRAVITY]) / n_stance[k]
         W = np.zeros((self.N, cm.control_dim))
         if self.formulation != "contact":
             W[:, cm.f_slice] = F
