@@ -45,8 +45,8 @@ def equilibrium_residual_function(model: Any) -> ca.Function:
     """``(x, u, t, [d]) -> (f_a, J_a, affine)``: the control-dependent rows of the model's
     ``xdot`` (module docstring), their Jacobian with respect to ``u``, and 1 when that
     Jacobian does not depend on ``u`` (0 otherwise)."""
-    x, u, t = model.symbols(ca.SX)
-    d = model.param_symbols(ca.SX)
+    x, u, t = model.symbols(model.symbol_type)
+    d = model.param_symbols(model.symbol_type)
     f = model.continuous_dynamics(x, u, t, *d)
     jac = ca.jacobian(f, u)
     rows = sorted(set(jac.sparsity().row()))

@@ -237,9 +237,10 @@ class NLP:
         if self.idx_p_tf is not None:
             p[self.idx_p_tf] = prob.tf
         if self._running:
-            P = np.hstack([c.params(model, prob.N) for c in self._running])
-            Pm = np.hstack([c.midpoint_params(model, c.params(model, prob.N)) for c in self._running])
-            p[self.idx_p_run], p[self.idx_p_mid] = P, Pm
+            P = [c.params(model, prob.N) for c in self._running]
+            p[self.idx_p_run] = np.hstack(P)
+            if "p_mid" in self.interval_fn.name_in():  # interval midpoints (Hermite-Simpson, integrated shooting costs)
+                p[self.idx_p_mid] = np.hstack([c.midpoint_params(model, Pc) for c, Pc in zip(self._running, P)])
         if self._terminal:
             p[self.idx_p_term] = np.hstack([c.params(model, prob.N).ravel() for c in self._terminal])
         for c, idx, idx_mid in zip(constraints, self.idx_p_con, self.idx_p_con_mid):

@@ -116,6 +116,15 @@ CONTACT_FATROP_OPTIONS = {"tol": 1e-6, "mu_init": 1e-2, "barrier_tol_factor": 30
 GRAVITY = 9.81
 
 
+def friction_rows(f: Any, mu: float, friction: str) -> Any:
+    """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (``"pyramid"``, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0``
+    (``"cone"``, 1 row) of one WORLD-frame contact force ``f`` (3,) on level ground."""
+    fx, fy, fz = ca.vertsplit(f)
+    if friction == "pyramid":
+        return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
+    return mu * mu * fz * fz - fx * fx - fy * fy
+
+
 def check_formulation_transcription(formulation: str, transcription: str) -> None:
     """Raise ``ValueError`` for multiple shooting with the ``"inverse"`` formulation (a held
     acceleration cannot satisfy the inverse-dynamics residual at both knots) and for
@@ -392,13 +401,8 @@ class LeggedProblem(Problem):
         return directions
 
     def _friction_rows(self, f: Any) -> Any:
-        """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (pyramid, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0``
-        (cone, 1 row) of one foot's force ``f`` (3,)."""
-        mu = self.robot.mu
-        fx, fy, fz = ca.vertsplit(f)
-        if self.friction == "pyramid":
-            return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
-        return mu * mu * fz * fz - fx * fx - fy * fy
+        """:func:`friction_rows` of one foot's force ``f`` (3,) with the robot's ``mu`` and the problem's model."""
+        return friction_rows(f, self.robot.mu, self.friction)
 
     def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
         """The friction rows (:meth:`_friction_rows`) of foot ``i``'s force, a control (its ``fz >= 0`` is a bound)."""

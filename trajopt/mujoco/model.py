@@ -66,7 +66,7 @@ import pinocchio as pin
 from lie import quat_to_rot
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
-from .sources import spec_from_pinocchio, spec_from_urdf
+from .sources import spec_from_pinocchio, spec_from_urdf, urdf_sphere_radius
 
 #: Gravity of the plans (m/s^2), along -z.
 GRAVITY = 9.81
@@ -107,6 +107,24 @@ class ContactParameters:
     solimp: Tuple[float, ...] = (0.95, 0.99, 0.001, 0.5, 2.0)
     cone: str = "elliptic"
     impratio: float = 1.0
+
+    @classmethod
+    def mujoco_defaults(cls, radius: float) -> "ContactParameters":
+        """MuJoCo's own contact model (what loading the robot into MuJoCo gives): ``solref (0.02, 1)``,
+        ``solimp (0.9, 0.95, 0.001, 0.5, 2)``, a pyramidal cone, ``impratio`` 1, with spheres of ``radius``
+        (the URDF's feet: :func:`realistic_contact`)."""
+        return cls(radius=radius, solref=(0.02, 1.0), solimp=(0.9, 0.95, 0.001, 0.5, 2.0), cone="pyramidal", impratio=1.0)
+
+
+def realistic_contact(robot: Any) -> ContactParameters:
+    """MuJoCo's default contact model with the URDF's own foot spheres (their radius: the first collision
+    sphere of the first foot link; 2 cm on the Go1), what :class:`trajopt.mujoco.plant.MujocoPlant` uses
+    unless told ``contact="matched"``. ``ValueError`` when the robot has no URDF or its feet no sphere."""
+    urdf = getattr(robot, "urdf_path", None)
+    radius = urdf_sphere_radius(urdf, robot.kinematics_bodies[0]) if urdf else None
+    if radius is None:
+        raise ValueError(f"robot: {robot.name} has no URDF foot sphere to take the realistic contact radius from; use contact='matched'")
+    return ContactParameters.mujoco_defaults(radius)
 
 
 class MujocoRobot:
@@ -229,6 +247,18 @@ class MujocoRobot:
             mujoco.mj_jac(self.model, data, jac[i], None, data.geom_xpos[geom], body)
         return jac
 
+    def body_contacts(self, data: "mujoco.MjData") -> list:
+        """Names of the robot's bodies other than the contact spheres' that touch the ground now."""
+        ground = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "ground")
+        feet = set(int(g) for g in self.contact_geoms)
+        names = []
+        for c in range(data.ncon):
+            con = data.contact[c]
+            other = con.geom2 if con.geom1 == ground else con.geom1 if con.geom2 == ground else None
+            if other is not None and int(other) not in feet:
+                names.append(self.model.body(self.model.geom_bodyid[other]).name)
+        return sorted(set(names))
+
     def contact_forces(self, data: "mujoco.MjData") -> np.ndarray:
         """WORLD-frame forces (nc, 3) the ground exerts on each contact sphere (MuJoCo's solved contacts)."""
         forces = np.zeros((len(self.contact_geoms), 3))
@@ -269,6 +299,7 @@ def build_model(
     contact: Optional[ContactParameters] = None,
     integrator: str = "implicitfast",
     joint_friction: bool = False,
+    body_collisions: bool = False,
 ) -> MujocoRobot:
     """A :class:`MujocoRobot` of ``robot`` (module docstring).
 
@@ -277,7 +308,11 @@ def build_model(
     none). ``timestep`` (s) and ``integrator`` (``"euler"``,
     ``"implicitfast"``, ``"implicit"``, ``"rk4"``) set MuJoCo's stepping;
     ``contact`` the contact spheres and MuJoCo's contact model;
-    ``joint_friction`` keeps the URDF's joint damping and dry friction.
+    ``joint_friction`` keeps the URDF's joint damping and dry friction;
+    ``body_collisions`` keeps the URDF's collision shapes of the other links
+    (trunk, hips, thighs, calves), which then touch the ground too (a fall
+    shows as their contacts, :meth:`MujocoRobot.body_contacts`); the robot's
+    own geoms never collide with each other.
     """
     contact = contact or ContactParameters()
     if not (np.isfinite(timestep) and timestep > 0):
@@ -288,7 +323,9 @@ def build_model(
     if not hasattr(robot, "pin_model"):
         raise ValueError(f"robot: expected a MultibodyModel (with a pin_model), got {type(robot).__name__}")
     urdf = getattr(robot, "urdf_path", None)
-    spec, folded = spec_from_urdf(urdf) if urdf else (spec_from_pinocchio(robot.pin_model), [])
+    if body_collisions and not urdf:
+        raise ValueError(f"body_collisions: needs the robot's URDF (its collision shapes); {robot.name} has none")
+    spec, folded = spec_from_urdf(urdf, keep_collisions=body_collisions, drop_collisions_of=robot.kinematics_bodies) if urdf else (spec_from_pinocchio(robot.pin_model), [])
     compiler = spec.compiler
     compiler.balanceinertia, compiler.boundmass, compiler.boundinertia = False, 0.0, 0.0
     compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
@@ -373,7 +410,10 @@ def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters)
         frame = pin_model.frames[pin_model.getFrameId(frame_name)]
         body = _joint_body(spec, pin_model, frame.parentJoint)
         geoms.append(body.add_geom(name=f"contact_{frame_name}", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[contact.radius, 0, 0], pos=frame.placement.translation))
-    for geom in geoms:
+    for geom in spec.geoms:  # the URDF's collision shapes (when kept) and the contact spheres: against the ground only
+        geom.contype, geom.conaffinity = 1, 0
+    geoms[0].contype, geoms[0].conaffinity = 0, 1
+    for geom in spec.geoms:
         geom.friction, geom.condim = friction, 3
         geom.solref, geom.solimp = np.array(contact.solref, dtype=float), np.array(contact.solimp, dtype=float)
     return [g.name for g in geoms[1:]]
