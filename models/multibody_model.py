@@ -539,8 +539,6 @@ class MultibodyModel(LieGroupModel):
         q = quat_mult(q0, axis_angle_to_quat(dx[TANGENT_ROT]))
         return B.vcat([p, q, x0[BASE_NQ:] + dx[BASE_NV:]])
 
-    apply_Δx = apply_dx
-
     def error_jacobian(self, x: Any) -> Any:
         """``d apply_dx(x, dx)/d dx`` at 0 = ``blkdiag(E(q), I)`` (nx x 2 nv)."""
         x = self._x(x)

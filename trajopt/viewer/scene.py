@@ -39,7 +39,6 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from lie import quat_to_rot
 from models.multibody_model import MultibodyModel
 from models.quadrotor import Quadrotor
 from models.rigid_body import RigidBody
@@ -223,16 +222,15 @@ def inertia_box(mass: float, inertia: np.ndarray) -> np.ndarray:
 
 
 def _rigid_body_scene(model: RigidBody, t: np.ndarray, X: np.ndarray, U: np.ndarray) -> Scene:
-    parts = [model.parse_state(x, renormalize=True) for x in X]
+    parts = [model.parse_state(x, renorm=True) for x in X]
     positions = np.array([p[0] for p in parts], dtype=float)
-    quats = np.array([p[1] for p in parts], dtype=float)
-    rotations = np.array([np.asarray(quat_to_rot(q), dtype=float) for q in quats])
+    rotations = np.array([np.asarray(p[1].as_matrix(), dtype=float) for p in parts])
     poses = np.tile(np.eye(4), (len(t), 1, 1))
     poses[:, :3, :3], poses[:, :3, 3] = rotations, positions
     if isinstance(model, Quadrotor):
         mesh, size = quadrotor_mesh(model), 1.4 * model.arm_length
     else:
-        edges = inertia_box(model.mass, model.inertia)
+        edges = inertia_box(model.mass(X[0], U[0]), model.inertia(X[0], U[0]))
         mesh, size = shapes.box(edges, BODY_COLOR), 0.5 * float(np.linalg.norm(edges))
     bodies = [Body("body", mesh, poses)]
     axes_length = 1.3 * size
@@ -246,7 +244,7 @@ def _rigid_body_scene(model: RigidBody, t: np.ndarray, X: np.ndarray, U: np.ndar
         rotors = model_rotor_positions(model)
         tails = positions[:, None, :] + np.einsum("kij,nj->kni", rotations, rotors)
         thrust = model.kf * U[:, :4]
-        scale = 2.0 * model.arm_length / max(model.mass * model.gravity / 4, 1e-9)
+        scale = 2.0 * model.arm_length / max(float(model.mass(X[0], U[0])) * model.gravity / 4, 1e-9)
         vectors = scale * thrust[..., None] * rotations[:, None, :, 2]
         if np.isfinite(model.u_max) and model.u_max > 0:
             colors = friction_color(U[:, :4] / model.u_max)
