@@ -140,8 +140,9 @@ class ContactSimResult:
     zero for inactive pairs), ``impacts`` the :class:`Impact` events.
     ``status`` is ``"ok"``, ``"qp_infeasible"`` or ``"diverged"`` (arrays cut
     at the failing step, ``message`` says why). ``pair_names`` (P,) names
-    each column; ``collisions`` is the :class:`CapsuleCollisions` simulated
-    (its model drawn by :mod:`trajopt.viewer` and :mod:`trajopt.plotting.contact`).
+    each column; ``model`` and ``collisions`` are the model and the
+    :class:`CapsuleCollisions` simulated (what :mod:`trajopt.viewer` and
+    :mod:`trajopt.plotting.contact` draw).
     """
 
     times: np.ndarray
@@ -158,6 +159,7 @@ class ContactSimResult:
     witness_b: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
     normals: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
     collisions: Optional[CapsuleCollisions] = None
+    model: Optional[MultibodyModel] = None
 
     @property
     def success(self) -> bool:
@@ -301,7 +303,7 @@ class ContactSimulator:
         wa, wb, normals = witness[:, : n + 1]
         return ContactSimResult(
             times[: n + 1], states[: n + 1], torques[:n], dists[: n + 1], active[:n], forces[:n], impacts, names, status, message,
-            witness_a=wa, witness_b=wb, normals=normals, collisions=self.collisions,
+            witness_a=wa, witness_b=wb, normals=normals, collisions=self.collisions, model=self.model,
         )  # fmt: skip
 
 
