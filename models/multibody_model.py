@@ -450,20 +450,33 @@ class MultibodyModel(LieGroupModel):
         dx, dtau = self._call("forward_dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)
         return dx, _times(dtau, input_map)
 
-    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None) -> Any:
+    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None, tangent: bool = False) -> Any:
         """``xdot = [E(q) v; vdot]`` (nx,): a true time derivative of ``x``.
 
-        Unlike PinnZoo's ``[v; vdot]`` the first block is ``qdot``. The second
-        argument is ``tau`` (nv,) or ``u`` (nu,) (told apart by size; the same
-        when ``B = I``). ``t`` is unused (time-invariant), kept for the
-        :class:`models.Model` interface.
+        The second argument is ``tau`` (nv,) or ``u`` (nu,) (told apart by
+        size; the same when ``B = I``). ``t`` is unused (time-invariant), kept
+        for the :class:`models.Model` interface. ``tangent=True`` returns
+        PinnZoo.jl's ``[v; vdot]`` (2 nv,) instead: the rate of the error
+        state (``error_jacobian_T(x) @ xdot``), not a derivative of ``x``
+        itself when the base is floating (its first block would have to be
+        ``qdot = E(q) v``, nq entries), which is why it is not the default.
         """
         x = self._x(x)
         B.time_argument(t)
+        if tangent:
+            return B.vcat([x[self.nq :], self.forward_dynamics(x, tau, forces)])
         return self._call("dynamics", x, self._input(tau)[0], self._forces(forces, x))
 
-    def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
-        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv)); ``(nx x nu)`` ``d xdot/du`` for ``u``."""
+    def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None, tangent: bool = False) -> Tuple[Any, Any]:
+        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv)); ``(nx x nu)`` ``d xdot/du`` for ``u``.
+
+        ``tangent=True``: the derivatives of PinnZoo.jl's ``[v; vdot]`` (:meth:`dynamics`),
+        ``[[0, I]; d vdot/dx]`` (2 nv x nx) and ``[0; d vdot/dtau]`` (2 nv x nv or nu).
+        """
+        if tangent:
+            dvdot_dx, dvdot_dtau = self.forward_dynamics_deriv(x, tau, forces)
+            dv_dx = B.hcat([B.zeros((self.nv, self.nq), like=dvdot_dx), B.eye(self.nv, like=dvdot_dx)])
+            return B.block([[dv_dx], [dvdot_dx]]), B.block([[B.zeros((self.nv, dvdot_dtau.shape[1]), like=dvdot_dtau)], [dvdot_dtau]])
         x = self._x(x)
         tau, input_map = self._input(tau)
         dx, dtau = self._call("dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)

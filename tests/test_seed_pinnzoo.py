@@ -102,3 +102,20 @@ def test_kinematics_hvp_matches_differences_of_the_jacobian(go1, wrt):
         go1.kinematics_jacobian(x, wrt="v")
     with pytest.raises(ValueError, match=r"dx: expected shape \(37,\)"):
         go1.kinematics_hvp(x, np.zeros(go1.nq))
+
+
+def test_dynamics_in_pinnzoo_form(go1):
+    """dynamics(x, tau, tangent=True) = [v; vdot] = error_jacobian_T(x) @ xdot (PinnZoo's form, not the default),
+    and its derivatives against central differences along apply_dx."""
+    rng = np.random.default_rng(6)
+    h = 1e-6
+    for x in _states(go1, 3, 13):
+        u, d = rng.normal(size=go1.nu), rng.normal(size=2 * go1.nv)
+        f = go1.dynamics(x, u, tangent=True)
+        assert f.shape == (2 * go1.nv,)
+        assert_close(f, go1.error_jacobian_T(x) @ go1.dynamics(x, u), 1e-12, "[v; vdot]")
+        A, Bu = go1.dynamics_deriv(x, u, tangent=True)
+        fd = (go1.dynamics(go1.apply_dx(x, h * d), u, tangent=True) - go1.dynamics(go1.apply_dx(x, -h * d), u, tangent=True)) / (2 * h)
+        assert_close(A @ go1.error_jacobian(x) @ d, fd, 1e-6, "d[v; vdot]/dx")
+        e = rng.normal(size=go1.nu)
+        assert_close(Bu @ e, (go1.dynamics(x, u + h * e, tangent=True) - go1.dynamics(x, u - h * e, tangent=True)) / (2 * h), 1e-6, "d/du")
