@@ -90,6 +90,11 @@ def attitude_to_quat(attitude: Any, name: str = "q", renormalize: bool = False) 
     return q / nrm
 
 
+def _turned(q0: Any, dphi: Any) -> Any:
+    """``q0 * exp(dphi)`` (4,): the quaternion ``q0`` turned by the body-frame rotation vector ``dphi`` (3,)."""
+    return quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi")))
+
+
 class RotationParam:
     """Base of the parameterizations: the public maps, written once (see module docstring).
 
@@ -212,7 +217,7 @@ class RotationParam:
     def compose(cls, p0: Any, dphi: Any) -> Any:
         """``p0`` turned by the body-frame rotation vector ``dphi`` (3,): ``q0 * exp(dphi)``."""
         q0 = cls.to_quat(cls._param(p0, "p0"))
-        return cls.from_quat(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi"))))
+        return cls.from_quat(_turned(q0, dphi))
 
     @classmethod
     def error_jacobian(cls, p: Any) -> Any:
@@ -263,7 +268,7 @@ class MRP(RotationParam):
     @classmethod
     def compose(cls, p0: Any, dphi: Any) -> Any:
         q0 = cls.to_quat(cls._param(p0, "p0"))
-        return quat_to_mrp(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi"))), canonical=False)
+        return quat_to_mrp(_turned(q0, dphi), canonical=False)
 
 
 class RodriguesParam(RotationParam):
@@ -319,7 +324,7 @@ class EulerZYX(RotationParam):
     def compose(cls, p0: Any, dphi: Any) -> Any:
         p0 = cls._param(p0, "p0")
         q0 = euler_zyx_to_quat(p0)
-        step = quat_to_euler_zyx(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi")))) - quat_to_euler_zyx(q0)
+        step = quat_to_euler_zyx(_turned(q0, dphi)) - quat_to_euler_zyx(q0)
         turns = B.floor(step / (2 * np.pi) + 0.5)  # yaw and roll steps brought into [-pi, pi)
         return p0 + step - (2 * np.pi) * B.vcat([turns[0], 0.0, turns[2]])
 
@@ -346,7 +351,7 @@ class RotationVec(RotationParam):
     def compose(cls, p0: Any, dphi: Any) -> Any:
         p0 = cls._param(p0, "p0")
         q0 = cls.to_quat(p0)
-        turned = quat_to_axis_angle(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi"))), shortest=False)
+        turned = quat_to_axis_angle(_turned(q0, dphi), shortest=False)
         return p0 + (turned - quat_to_axis_angle(q0, shortest=False))
 
 

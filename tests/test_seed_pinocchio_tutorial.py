@@ -106,3 +106,11 @@ def test_default_choices_differ_from_the_tutorial(runs):
         assert impact.normal_velocity_after.min() >= -1e-10 and impact.impulses.min() >= 0.0
     separating = [i for i in tutorial.impacts if (i.normal_velocity_before > 1e-6).any()]
     assert separating  # the projection also stopped pairs that were opening
+
+
+def test_unknown_choices_are_refused(setup):
+    hand, collisions, _ = setup
+    with pytest.raises(ValueError, match=r"impact_model: expected one of \('mass_weighted', 'projection'\), got 'pinv'"):
+        ContactSimulator(hand, collisions, impact_model="pinv")
+    with pytest.raises(ValueError, match="contact_constraint: expected one of"):
+        ContactSimulator(hand, collisions, contact_constraint="plain")

@@ -131,6 +131,10 @@ def test_plots_draw_the_witness_points(closing, tmp_path):
         assert np.min(np.linalg.norm(dots - point, axis=1)) < 1e-5
     gif = animate_contact_simulation(result, tmp_path / "hand.gif", fps=10)
     assert Image.open(gif).n_frames == 5
+    with pytest.raises(ValueError, match="time: expected a time in"):
+        plot_contact_simulation(result, time=9.0)
+    with pytest.raises(FileExistsError):
+        plot_contact_simulation(result, tmp_path / "hand.png")  # nothing saved is overwritten silently
 
 
 @pytest.mark.browser
