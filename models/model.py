@@ -25,7 +25,10 @@ class Model(ABC):
     Subclasses set :attr:`state_dim` and :attr:`control_dim` (or override the
     properties) and implement :meth:`continuous_dynamics`. Models whose state has
     rotations derive from :class:`models.LieGroupModel`, which overrides the
-    error-state methods (:meth:`state_error`, :meth:`apply_dx`, ...).
+    error-state methods (:meth:`state_error`, :meth:`apply_dx`, ...). Every
+    model has the four error-state maps under the same names (PinnZoo.jl's:
+    :meth:`state_error`, :meth:`apply_dx` alias :meth:`apply_Δx`,
+    :meth:`error_jacobian`, :meth:`error_jacobian_T`).
     """
 
     name: str = "model"
@@ -138,6 +141,10 @@ class Model(ABC):
     def apply_dx(self, x0: Any, dx: Any) -> Any:
         """Retraction ``x0 (+) dx``; plain sum for vector states."""
         return B.vector(x0, self.state_dim, "x0") + B.vector(dx, self.error_dim, "dx")
+
+    def apply_Δx(self, x0: Any, dx: Any) -> Any:
+        """:meth:`apply_dx` under PinnZoo.jl's name ``apply_Δx`` (every model, whatever its ``apply_dx``)."""
+        return self.apply_dx(x0, dx)
 
     def error_jacobian(self, x: Any) -> Any:
         """``d apply_dx(x, dx) / d dx`` at ``dx = 0`` (n x error_dim)."""

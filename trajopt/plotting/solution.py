@@ -119,8 +119,8 @@ def state_panels(model: Any) -> list[StatePanel]:
 
 def _positions_quaternions(model: RigidBody, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """World positions (K, 3) and unit quaternions (K, 4) of a rigid body's states (K, n)."""
-    parts = [model.parse_state(x, renormalize=True) for x in states]
-    return np.array([p[0] for p in parts], dtype=float), np.array([p[1] for p in parts], dtype=float)
+    parts = [model.parse_state(x, renorm=True) for x in states]
+    return np.array([p[0] for p in parts], dtype=float), np.array([p[1].as_quat() for p in parts], dtype=float)
 
 
 def _draw_state(ax: Axes, t: np.ndarray, states: np.ndarray, panel: StatePanel) -> None:
