@@ -45,12 +45,12 @@ class ThrustBody(RigidBody):
         return 4
 
     def control_bounds(self) -> Tuple[np.ndarray, np.ndarray]:
-        limit = 2.0 * self.mass * GRAVITY
+        limit = 2.0 * self.mass() * GRAVITY
         return np.array([0.0, -0.5, -0.5, -0.5]), np.array([limit, 0.5, 0.5, 0.5])
 
     def wrenches(self, x: Any, u: Any, t: Any) -> Tuple[Any, Any]:
         R = self.rotation_matrix(x)
-        F = R @ B.vcat([0, 0, u[0]]) - np.array([0.0, 0.0, self.mass * GRAVITY])
+        F = R @ B.vcat([0, 0, u[0]]) - np.array([0.0, 0.0, self.mass() * GRAVITY])
         return F, u[1:4]
 
 

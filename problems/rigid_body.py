@@ -68,7 +68,7 @@ def slew_guess(model: TorqueBody, rotation: np.ndarray, times: np.ndarray) -> tu
     """
     angle = float(np.linalg.norm(rotation))
     n = rotation / angle
-    J = np.asarray(model.inertia)
+    J = np.asarray(model.inertia())
     moments, axes = np.linalg.eigh(J)
     across = [a - (a @ n) * n for a in axes.T]  # principal axes, smallest moment first, made perpendicular to n
     m = next(a for a in across if np.linalg.norm(a) > 0.1)

@@ -37,7 +37,7 @@ def test_tilted_quadrotor_gets_the_least_squares_thrust():
     model = Quadrotor()
     x = model.build_state(np.zeros(3), axis_angle_to_quat([0.3, 0.0, 0.0]), np.zeros(3), np.zeros(3))
     u = model.equilibrium_control(x)
-    assert np.allclose(u, model.mass * model.gravity * np.cos(0.3) / 4.0, rtol=1e-10)
+    assert np.allclose(u, model.mass() * model.gravity * np.cos(0.3) / 4.0, rtol=1e-10)
 
 
 def test_fixed_base_arm_gets_gravity_and_coriolis_compensation_from_pinocchio():

@@ -54,7 +54,7 @@ def rigid_body_force_rate(model: RigidBody) -> ForceRate:
     i = model.gen_inds()
 
     def rate(x: Any, F: Any) -> Any:
-        acc = F / model.mass if model.velocity_frame == "world" else model.rotation_matrix(x).T @ F / model.mass
+        acc = F / model.mass(x) if model.velocity_frame == "world" else model.rotation_matrix(x).T @ F / model.mass(x)
         out = ca.SX.zeros(model.state_dim)
         out[i["v"]] = acc
         return out
