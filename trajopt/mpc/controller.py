@@ -3,12 +3,11 @@
 :class:`MPC` is built once from a problem template, whose ``N`` knots and
 ``tf`` are the horizon (knot step ``h = tf / (N - 1)``), and a mode:
 
-- ``"rti"``, a real-time iteration: one SQP step per tick (CasADi's
-  ``sqpmethod`` with ``max_iter`` 1 and no line search, :data:`RTI_OPTIONS`;
-  its QP solved by HPIPM's Riccati interior point), Gauss-Newton Hessian,
-  multiple shooting (tangent-chart knots for states with rotations). The
-  status ``Maximum_Iterations_Exceeded`` is its normal outcome; a tick fails
-  when the QP does or the step is not finite;
+- ``"rti"``, a real-time iteration: one full Gauss-Newton SQP step per tick
+  (:class:`trajopt.solvers.rti.RtiSolver`: its QP solved by HPIPM's Riccati
+  interior point), multiple shooting (tangent-chart knots for states with
+  rotations); a tick fails when the QP does or the step is not finite. The
+  feedback gains come from the same linearization as the step;
 - ``"converged"``: a solve to convergence (IPOPT on any transcription, or
   fatrop), warm-started, optionally capped (``max_iter``).
 
@@ -40,6 +39,7 @@ import numpy as np
 
 from ..problem import Problem
 from ..solvers import backend_choice, solver_class
+from ..solvers.rti import RtiSolver
 from ..solvers.stage_layout import stage_layout
 from ..transcription import get_transcription
 from .feedback import StageBlocks, riccati_gains
@@ -47,10 +47,6 @@ from .plan import Plan
 from .shift import shifted_multipliers, shifted_trajectory
 
 MODES = ("rti", "converged")
-#: ``sqpmethod`` options of a real-time iteration: one full step (no line search).
-RTI_OPTIONS: Dict[str, Any] = {"max_iter": 1, "max_iter_ls": 0}
-#: Statuses of a real-time iteration that mean its QP was solved.
-RTI_STATUSES = ("Maximum_Iterations_Exceeded", "Solve_Succeeded")
 #: Iterations of the real-time-iteration solver that :meth:`MPC.reset` runs at most to converge the first plan.
 RESET_ITERATIONS = 50
 #: ``reset`` stops iterating once a step moves no knot state or control by more than this.
@@ -95,7 +91,7 @@ class MPC:
         ``"rti"`` or ``"converged"``.
     solver, transcription, hessian, chart, compile, options, threads:
         As :func:`trajopt.solve` takes them; the mode's defaults fill what is
-        not given (``"rti"``: ``sqp``, RK4 multiple shooting with costs at the knots unless the problem's
+        not given (``"rti"``: its own backend, compiled, RK4 multiple shooting with costs at the knots unless the problem's
         transcription is explicit, Gauss-Newton, charts for rotations).
     budget:
         Wall time (s) a tick's solve may take; a later one counts as failed.
@@ -147,10 +143,12 @@ class MPC:
             name = transcription or (problem.default_transcription if get_transcription(problem.default_transcription).explicit else "multiple_shooting_knot_cost")
             if not get_transcription(name).explicit:
                 raise ValueError(f"transcription: the real-time iteration needs an explicit transcription (multiple shooting), got {name!r}")
-            solver, transcription = solver or "sqp", name
+            if solver not in (None, "rti"):
+                raise ValueError(f"solver: the real-time iteration is its own backend (trajopt.solvers.rti), got {solver!r}; use mode='converged'")
+            solver, transcription = "rti", name
             hessian = hessian or "gauss-newton"
             chart = rotations if chart is None else chart
-            options = {**RTI_OPTIONS, **(options or {})}
+            compile = True if compile is None else compile
         else:
             if transcription is None and feedback and not get_transcription(problem.default_transcription).explicit:
                 transcription = "multiple_shooting_knot_cost"
@@ -162,16 +160,15 @@ class MPC:
         self.problem, self.mode, self.update, self.feedback = problem, mode, update, feedback
         self.budget, self.max_failures = budget, max_failures
         choice = backend_choice(problem, solver, compile, hessian, chart)
-        self.solver = solver_class(choice["solver"])(
-            problem, transcription, options=options, compile=choice["compile"], threads=threads, hessian=choice["hessian"], chart=choice["chart"], max_wall_time=budget
-        )
+        backend = RtiSolver if choice["solver"] == "rti" else solver_class(choice["solver"])
+        self.solver = backend(problem, transcription, options=options, compile=choice["compile"], threads=threads, hessian=choice["hessian"], chart=choice["chart"], max_wall_time=budget)
         self.nlp = self.solver.nlp
         self._explicit = self.nlp.transcription.explicit
         if feedback and not self._explicit:
             raise ValueError(f"transcription: the feedback gains need an explicit transcription (multiple shooting), got {self.nlp.transcription.name!r}; or feedback=False")
         self._layout = stage_layout(self.nlp) if self._explicit else None
         self._blocks: Optional[StageBlocks] = None
-        self._takes_multipliers = choice["solver"] in ("ipopt", "sqp")
+        self._takes_multipliers = choice["solver"] in ("ipopt", "sqp", "rti")
         lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
         self._bounds = (lower, upper)
         self._interpolant = self.nlp.transcription.interpolant(model)
@@ -257,10 +254,7 @@ class MPC:
         return self.solver.solve(initial_guess=w0, multipliers=multipliers)
 
     def _ok(self, solution: Any) -> bool:
-        finite = np.isfinite(solution.primal).all() and np.isfinite(solution.objective)
-        if self.mode == "rti":
-            return bool(finite and solution.status in RTI_STATUSES)
-        return bool(finite and solution.success)
+        return bool(np.isfinite(solution.primal).all() and np.isfinite(solution.objective) and solution.success)
 
     def _shifted_multipliers(self, t: float) -> Optional[tuple]:
         last, nlp = self._last, self.nlp
@@ -281,9 +275,12 @@ class MPC:
     def _gains(self, solution: Any) -> np.ndarray:
         """Riccati gains of the solve's linearization at its solution (:mod:`trajopt.mpc.feedback`)."""
         nlp = self.nlp
-        if nlp.chart:
-            nlp.recentre(solution.states)
-        jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
+        if isinstance(self.solver, RtiSolver):  # the step's own linearization, at its start
+            jac, hess = self.solver.last_linearization
+        else:
+            if nlp.chart:
+                nlp.recentre(solution.states)
+            jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
         if self._blocks is None:
             self._blocks = StageBlocks(nlp, self._layout, jac.sparsity(), hess.sparsity())
         return riccati_gains(*self._blocks(jac, hess))

@@ -10,14 +10,20 @@ the costs at the knots (Gauss-Newton Hessian). Every constraint exists at
 every knot; the gait decides their bounds, so a schedule that moves through
 the horizon changes numbers, never the NLP:
 
-- friction pyramid ``|f_x|, |f_y| <= mu f_z`` of every foot's KKT force
+- the friction pyramid ``|f_x|, |f_y| <= mu f_z`` of every foot's KKT force
   ``f(x_k, u_k, s_k)`` (its rows' lower bound 0 in stance, ``-inf`` in swing,
   where the force is zero), at the knots that hold a control;
-- foot height ``z_i(x_k) >= 0`` in swing, ``= 0`` at a touchdown knot (a foot
-  in stance at ``k`` and in swing at ``k - 1``), free in stance otherwise
-  (the contact dynamics hold the foot);
-- foot velocity ``J_i v = 0`` at a touchdown knot (the contact dynamics keep
-  the velocity a foot lands with: a foot must land at rest), free elsewhere;
+- touchdown: at the knot ``k >= 2`` where a foot lands (in stance at ``k``,
+  in swing at ``k - 1``) its height is the ground's and its velocity zero
+  (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
+  free elsewhere. The ground's height is the mean height of the feet
+  standing now (a soft ground lets them sink a few millimetres). Knot 1 is
+  left free: it is reached from the measured state in one interval, and a
+  foot there often cannot be steered (a stance foot moves as it was
+  measured to; hard rows at knot 1, and a hard ``z >= 0`` on swing feet, made
+  the QP infeasible when the plant's feet landed early or sank, measured in
+  MuJoCo; touchdown as a cost only let feet land late, with the model
+  holding a foot in the air);
 - the URDF's torque and joint limits (bounds).
 
 The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
@@ -38,7 +44,7 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   hip's nominal position under the reference base at the touchdown time, the
   half stance stride, and the capture-point correction of the measured base
   velocity ``v``), reached along ``(1 - s) p_lo + s p_td + 4 a s (1 - s) e_z``
-  (``s`` the swing's phase, ``a`` the apex height);
+  (``s`` the swing's phase, ``a`` the apex height above the ground);
 - the torques, lightly, around zero.
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
@@ -47,7 +53,7 @@ period, apex, standing height come from the robot.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple
 
 import casadi as ca
@@ -195,7 +201,7 @@ class LeggedMPC:
 
         self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")
         heights = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i + 2] for i in feet])  # noqa: E731
-        self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="foot height")
+        self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
         self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
         for c in (self.friction, self.foot_height, self.touchdown):
             problem.add_constraint(c)
@@ -217,6 +223,7 @@ class LeggedMPC:
         self.anchor = (np.asarray(x[:2], dtype=float).copy(), yaw)
         self._t_anchor = float(t)
         self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
+        self._ground = 0.0
 
     def reference_base(self, times: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Reference base positions (K, 3) and headings (K,) at ``times``: the command integrated from the anchor."""
@@ -241,45 +248,51 @@ class LeggedMPC:
         problem.dynamics_params = masks.astype(float)
         self.friction.raw_params = problem.dynamics_params[: N - 1]
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
-        touchdown = masks[1:] & ~masks[:-1]
-        swing = ~masks[1:]
-        self.foot_height.lower = np.where(touchdown, 0.0, np.where(swing, 0.0, -np.inf))
-        self.foot_height.upper = np.where(touchdown, 0.0, np.inf)
-        self.touchdown.lower = np.where(np.repeat(touchdown, 3, axis=1), 0.0, -np.inf)
-        self.touchdown.upper = np.where(np.repeat(touchdown, 3, axis=1), 0.0, np.inf)
         positions, headings = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
         X[:, 0:3] = positions
         X[:, 3:7] = [axis_angle_to_quat([0.0, 0.0, psi]) for psi in headings]
         X[:, nq : nq + 3] = [self.command.vx, self.command.vy, 0.0]
         X[:, nq + 5] = self.command.yaw_rate
+        touchdown = masks[1:] & ~masks[:-1]
+        touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
+        ground = self._ground_height(x, self.stance(np.array([t]))[0])
+        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, ground, -np.inf), np.where(touchdown, ground, np.inf)
+        rest = np.repeat(touchdown, 3, axis=1)
+        self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
         self.state_cost.x_ref = X
         self.terminal_cost.x_ref = X[-1]
-        self.swing_cost.raw_params = self._swing_targets(t, x, times, masks, positions, headings)
+        self.swing_cost.raw_params = self._swing_targets(t, x, times, masks, headings)
 
-    def _swing_targets(self, t: float, x: np.ndarray, times: np.ndarray, masks: np.ndarray, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
-        """Swing-foot targets and weights (N, 16): ``[p_0 .. p_3, w_0 .. w_3]`` per knot (module docstring)."""
+    def _ground_height(self, x: np.ndarray, standing: np.ndarray) -> float:
+        """The ground's height under the robot: the mean height of the feet standing now (a soft ground
+        lets them sink a few millimetres), the last estimate when none stands."""
+        if standing.any():
+            self._ground = float(np.mean(np.asarray(self.robot.kinematics(x)).reshape(4, 3)[standing, 2]))
+        return self._ground
+
+    def _swing_targets(self, t: float, x: np.ndarray, times: np.ndarray, masks: np.ndarray, headings: np.ndarray) -> np.ndarray:
+        """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""
         robot, c, N = self.robot, self.command, len(times)
         P = np.zeros((N, 16))
         feet_now = np.asarray(robot.kinematics(x)).reshape(4, 3)
         standing = self.stance(np.array([t]))[0]
         self._lift_off[standing] = feet_now[standing]
+        ground = self._ground_height(x, standing)
         yaw = float(quat_to_euler_zyx(np.asarray(x[3:7]))[0])
-        R_now = _yaw_matrix(yaw)
-        v_world = R_now @ np.asarray(x[robot.nq : robot.nq + 3])  # body-frame base velocity, level base assumed for the correction
+        v_world = _yaw_matrix(yaw) @ np.asarray(x[robot.nq : robot.nq + 3])  # body-frame base velocity, level base assumed for the correction
         v_cmd = _yaw_matrix(headings[0]) @ np.array([c.vx, c.vy, 0.0])
         correction = np.sqrt(self.height / GRAVITY) * (v_world - v_cmd)
         correction[2] = 0.0
         for i in range(4):
             for k in np.flatnonzero(~masks[:, i]):
-                lift, land = self.swing_times(times[k], i)
+                lift, land = self.swing_times(times[k] + 0.5 * self.dt, i)  # the masks' mid-interval time
                 base, psi = self.reference_base(np.array([land]))
                 hold = base[0] + _yaw_matrix(psi[0]) @ self.hips[i] + v_cmd * (self.period * self.duty / 2) + correction
-                hold[2] = 0.0
-                start = self._lift_off[i]  # where the foot stands now, or stood when this swing began
+                hold[2] = ground
+                start = np.r_[self._lift_off[i][:2], ground]  # where the foot stands now, or stood when this swing began
                 s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
-                target = (1 - s) * np.r_[start[:2], 0.0] + s * hold + np.array([0.0, 0.0, 4 * self.apex * s * (1 - s)])
-                P[k, 3 * i : 3 * i + 3] = target
+                P[k, 3 * i : 3 * i + 3] = (1 - s) * start + s * hold + np.array([0.0, 0.0, 4 * self.apex * s * (1 - s)])
                 P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
         return P
 
