@@ -1,4 +1,4 @@
-"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]``, ``trajopt view FILE``, ``trajopt verify FILE``, ``trajopt sweep NAME``.
+"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]``, ``trajopt view FILE``, ``trajopt verify FILE``, ``trajopt sweep NAME``, ``trajopt mpc NAME``.
 
 ``trajopt solve`` builds a registered problem (:mod:`problems`) with the
 factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
@@ -42,8 +42,12 @@ equation-of-motion residual is within 1e-6 m g and the tracked replay does
 not fall, 1 otherwise, 2 for a usage error (including a missing ``mujoco``
 extra).
 
+``trajopt mpc NAME`` runs the problem in a receding horizon closed around a
+simulated plant (:mod:`.mpc`): exit code 0 without a fall, 3 when the robot
+fell, 2 for a usage error.
+
 One module per subcommand (:mod:`.listing`, :mod:`.solve`, :mod:`.view`,
-:mod:`.verify`, :mod:`.sweep`) and the arguments they share
+:mod:`.verify`, :mod:`.sweep`, :mod:`.mpc`) and the arguments they share
 (:mod:`.arguments`). This package is the top of the import chain: nothing in
 :mod:`trajopt` imports it.
 """
@@ -59,6 +63,7 @@ import matplotlib
 from .. import __version__
 from .arguments import UsageError
 from .listing import add_list_parser, list_command
+from .mpc import add_mpc_parser, mpc_command
 from .solve import add_solve_parser, solve_command
 from .sweep import add_sweep_parser, parse_grid, sweep_command
 from .verify import add_verify_parser, verify_command
@@ -71,7 +76,7 @@ INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``trajopt`` argument parser with its ``list``, ``solve``, ``view``, ``verify`` and ``sweep`` subcommands."""
+    """The ``trajopt`` argument parser with its ``list``, ``solve``, ``view``, ``verify``, ``sweep`` and ``mpc`` subcommands."""
     parser = argparse.ArgumentParser(prog="trajopt", description="Trajectory optimization for robots (CasADi + IPOPT + pinocchio).")
     parser.add_argument("--version", action="version", version=f"trajopt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -80,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_view_parser(sub)
     add_verify_parser(sub)
     add_sweep_parser(sub)
+    add_mpc_parser(sub)
     return parser
 
 
@@ -92,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")  # files only, never a window
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"list": list_command, "solve": solve_command, "view": view_command, "verify": verify_command, "sweep": sweep_command}
+    commands = {"list": list_command, "solve": solve_command, "view": view_command, "verify": verify_command, "sweep": sweep_command, "mpc": mpc_command}
     if args.command is None:
         parser.print_help()
         return 0

@@ -63,7 +63,9 @@ class TickRecord:
     ``success``, ``late`` (over the budget), ``cold`` (started from the held state),
     ``failures`` (in a row, this tick included), ``objective``, ``violation`` (the solve's
     largest constraint violation, dynamics gaps included: one real-time iteration leaves them
-    at second order) and ``first_violation`` (:func:`applied_violation`: what the plant gets)."""
+    at second order), ``first_violation`` (:func:`applied_violation`: what the plant gets),
+    the measured ``state``, the plan's first ``control`` (NaN when the tick failed) and the
+    dynamics ``params`` of its first knot."""
 
     t: float
     compute_time: float
@@ -77,6 +79,9 @@ class TickRecord:
     objective: float
     violation: float
     first_violation: float
+    state: np.ndarray
+    control: np.ndarray
+    params: np.ndarray
 
 
 class MPC:
@@ -184,10 +189,10 @@ class MPC:
         return self.problem.tf / (self.problem.N - 1)
 
     def reset(self, t: float, x: np.ndarray) -> Plan:
-        """Forget the past and converge a first plan from the problem's own initial guess with
+        """Forget the past (the log too) and converge a first plan from the problem's own initial guess with
         ``x0 = x`` at time ``t`` (the real-time iteration repeats its step until it stops moving, at
         most :data:`RESET_ITERATIONS` times). Raises ``RuntimeError`` when it does not succeed."""
-        self._last, self.plan, self._failures = None, None, 0
+        self._last, self.plan, self._failures, self.log = None, None, 0, []
         self._prepare(t, x)
         start = time.perf_counter()
         solution = self.solver.solve()
@@ -287,9 +292,11 @@ class MPC:
 
     def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
         first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
+        control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
         self.log.append(TickRecord(
             float(t), compute, float(solution.solve_time), int(iterations), str(solution.status), bool(ok), bool(late), bool(cold),
             self._failures, float(solution.objective), float(solution.max_violation), first,
+            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(),
         ))  # fmt: skip
 
 

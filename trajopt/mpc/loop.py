@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Union
 
 import numpy as np
@@ -51,7 +51,8 @@ class TickTiming:
 class ClosedLoopResult:
     """Plant samples every ``record_every`` steps: ``times`` (K,), ``states`` (K, n), ``controls``
     (K, nu) applied, ``forces`` (K, 3) disturbances; the ticks' timings and the controller's
-    :attr:`MPC.log`; ``fell`` and ``fall_time`` (s, ``nan`` when it did not fall)."""
+    :attr:`MPC.log`, one each per tick (the first plan's included); ``fell`` and ``fall_time``
+    (s, ``nan`` when it did not fall) and ``fall_reason``."""
 
     times: np.ndarray
     states: np.ndarray
@@ -63,9 +64,10 @@ class ClosedLoopResult:
     fall_time: float
     rate: float
     delay: Union[str, float]
-    extras: dict = field(default_factory=dict)
+    fall_reason: str = ""
 
     def deadline_misses(self) -> int:
+        """Ticks whose compute time exceeded the controller's period."""
         return sum(t.deadline_miss for t in self.ticks)
 
 
@@ -105,7 +107,7 @@ def run_closed_loop(
     plan = mpc.reset(plant.t, measure(x))
     pending: deque = deque()  # (arrival time, plan or None)
     commands: deque = deque()  # (time it reaches the actuators, u)
-    ticks: List[TickTiming] = []
+    ticks: List[TickTiming] = [TickTiming(plant.t, plant.t, mpc.log[-1].compute_time, False)]  # the first plan, before the clock starts
     times, states, controls, forces = [], [], [], []
     steps = int(round(duration / dt))
     next_tick, busy_until, fell, fall_time = plant.t + period, plant.t, False, float("nan")
@@ -148,5 +150,6 @@ def run_closed_loop(
             progress(plant.t, mpc.log)
             second += 1.0
     return ClosedLoopResult(
-        np.array(times), np.array(states), np.array(controls), np.array(forces), ticks, mpc.log, fell, fall_time, float(rate), delay,
+        np.array(times), np.array(states), np.array(controls), np.array(forces), ticks, list(mpc.log), fell, fall_time, float(rate), delay,
+        getattr(plant, "fall_reason", "") if fell else "",
     )  # fmt: skip
