@@ -121,16 +121,17 @@ def resolve_knots(knots: Any, N: int, name: str) -> np.ndarray:
         if knots != "all":
             raise ValueError(f"{name}: expected 'all', an int or a sequence of ints, got {knots!r}")
         return np.arange(N)
-    ks: Sequence[Any] = [knots] if np.ndim(knots) == 0 else list(knots)
-    out = []
-    for k in ks:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise ValueError(f"{name}: knot indices must be ints, got {k!r}")
-        if not -N <= k < N:
-            raise ValueError(f"{name}: knot {k} out of range for N = {N}")
-        out.append(int(k) % N)
-    if not out:
+    arr = np.asarray([knots] if np.ndim(knots) == 0 else list(knots), dtype=object)
+    if arr.size == 0:
         raise ValueError(f"{name}: no knots given")
-    if any(b <= a for a, b in zip(out, out[1:])):
-        raise ValueError(f"{name}: knots must be strictly increasing (after wrapping negatives), got {out}")
-    return np.array(out, dtype=int)
+    ints = np.array([isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) for k in arr])
+    if not ints.all():
+        raise ValueError(f"{name}: knot indices must be ints, got {arr[np.argmin(ints)]!r}")
+    out = arr.astype(int)
+    outside = (out < -N) | (out >= N)
+    if outside.any():
+        raise ValueError(f"{name}: knot {out[np.argmax(outside)]} out of range for N = {N}")
+    out %= N
+    if (np.diff(out) <= 0).any():
+        raise ValueError(f"{name}: knots must be strictly increasing (after wrapping negatives), got {out.tolist()}")
+    return out

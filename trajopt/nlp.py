@@ -384,13 +384,14 @@ class NLP:
             self._g_fn = ca.Function("nlp_g", [self.w, self.p], [self.g], ["w", "p"], ["g"])
         return self._g_fn
 
-    def violation(self, w: np.ndarray, g: np.ndarray) -> Tuple[float, np.ndarray]:
+    def violation(self, w: np.ndarray, g: np.ndarray, bounds: Tuple[np.ndarray, ...] | None = None) -> Tuple[float, np.ndarray]:
         """Max violation of the bounds and constraints, and its per-knot max (N,).
 
-        ``tf`` bound violations count in the max only (they belong to no knot).
+        ``bounds`` ``(lbw, ubw, lbg, ubg)`` as :meth:`bounds_w` and :meth:`bounds_g` give them
+        (read from the problem when not given). ``tf`` bound violations count in the max only
+        (they belong to no knot).
         """
-        lbw, ubw = self.bounds_w()
-        lbg, ubg = self.bounds_g()
+        lbw, ubw, lbg, ubg = bounds if bounds is not None else (*self.bounds_w(), *self.bounds_g())
         vw = np.maximum(np.maximum(lbw - w, w - ubw), 0.0)
         vg = np.maximum(np.maximum(lbg - g, g - ubg), 0.0) if g.size else np.zeros(0)
         per_knot = np.zeros(self.problem.N)

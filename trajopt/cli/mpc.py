@@ -28,7 +28,7 @@ import math
 import sys
 from typing import Any
 
-from ..mpc import MODES, MPC
+from ..mpc import MODES
 from ..mpc.disturbances import parse_push
 from ..mpc.legged import Command
 from ..mpc.log import LOG_EXTENSIONS, base_motion, write_log
@@ -137,7 +137,7 @@ def mpc_command(args: argparse.Namespace) -> int:
         task = mpc_task(problem, args.horizon, Command(args.vx, args.vy, args.yaw_rate))
         plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
-        mpc = MPC(task.problem, mode=args.mode, solver=args.solver, update=task.update, budget=args.budget)
+        mpc = task.controller(mode=args.mode, solver=args.solver, budget=args.budget)
     except ValueError as err:
         raise UsageError(str(err)) from None
     model = task.problem.model

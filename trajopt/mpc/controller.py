@@ -42,9 +42,9 @@ from ..solvers import backend_choice, solver_class
 from ..solvers.rti import RtiSolver
 from ..solvers.stage_layout import stage_layout
 from ..transcription import get_transcription
-from .feedback import StageBlocks, riccati_gains
+from .feedback import RiccatiGains
 from .plan import Plan
-from .shift import shifted_multipliers, shifted_trajectory
+from .shift import StageShift, shifted_trajectory
 
 MODES = ("rti", "converged")
 #: Iterations of the real-time-iteration solver that :meth:`MPC.reset` runs at most to converge the first plan.
@@ -109,6 +109,9 @@ class MPC:
         Riccati gains in the plans (else the plans are feed-forward only).
     update:
         ``update(problem, t, x)``, called before every solve.
+    on_reset:
+        ``on_reset(t, x)``, called by :meth:`reset` before its first ``update`` (a task that keeps
+        state between ticks, such as a legged gait's anchor, starts afresh there).
     """
 
     def __init__(
@@ -127,6 +130,7 @@ class MPC:
         max_failures: int = 3,
         feedback: bool = True,
         update: Optional[Update] = None,
+        on_reset: Optional[Callable[[float, np.ndarray], None]] = None,
     ) -> None:
         if not isinstance(problem, Problem):
             raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
@@ -162,7 +166,7 @@ class MPC:
             choice = backend_choice(problem, solver, compile, hessian, chart)
             solver, hessian, chart, compile = choice["solver"], choice["hessian"], choice["chart"], choice["compile"]
             options = {**({"max_iter": max_iter} if max_iter else {}), **(options or {})}
-        self.problem, self.mode, self.update, self.feedback = problem, mode, update, feedback
+        self.problem, self.mode, self.update, self.feedback, self.on_reset = problem, mode, update, feedback, on_reset
         self.budget, self.max_failures = budget, max_failures
         choice = backend_choice(problem, solver, compile, hessian, chart)
         backend = RtiSolver if choice["solver"] == "rti" else solver_class(choice["solver"])
@@ -172,7 +176,8 @@ class MPC:
         if feedback and not self._explicit:
             raise ValueError(f"transcription: the feedback gains need an explicit transcription (multiple shooting), got {self.nlp.transcription.name!r}; or feedback=False")
         self._layout = stage_layout(self.nlp) if self._explicit else None
-        self._blocks: Optional[StageBlocks] = None
+        self._gain_function: Optional[RiccatiGains] = None
+        self._shift_x, self._shift_g = StageShift(self.nlp.var_stage, problem.N), StageShift(self.nlp.row_stage, problem.N)
         self._takes_multipliers = choice["solver"] in ("ipopt", "sqp", "rti")
         lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
         self._bounds = (lower, upper)
@@ -181,6 +186,7 @@ class MPC:
         self.plan: Optional[Plan] = None
         self._last: Optional[Any] = None  # the last successful Solution
         self._failures = 0
+        self._reset_step_time = 0.0
 
     # ------------------------------------------------------------ ticks
     @property
@@ -193,6 +199,8 @@ class MPC:
         ``x0 = x`` at time ``t`` (the real-time iteration repeats its step until it stops moving, at
         most :data:`RESET_ITERATIONS` times). Raises ``RuntimeError`` when it does not succeed."""
         self._last, self.plan, self._failures, self.log = None, None, 0, []
+        if self.on_reset is not None:
+            self.on_reset(t, np.asarray(x, dtype=float))
         self._prepare(t, x)
         start = time.perf_counter()
         solution = self.solver.solve()
@@ -209,18 +217,38 @@ class MPC:
                     break
         if not self._ok(solution):
             raise RuntimeError(f"MPC.reset: the first plan failed ({solution.status})")
+        self._reset_step_time = float(solution.solve_time)
         plan = self._accept(t, solution)
         self._record(t, time.perf_counter() - start, solution, iterations, late=False, cold=True, ok=True)
         return plan
 
-    def step(self, t: float, x: np.ndarray) -> Optional[Plan]:
+    def compute_estimate(self) -> float:
+        """The compute time a tick can expect (s): the median of the last ten ticks' (of the first plan's
+        last iteration before any tick)."""
+        recent = [r.compute_time for r in self.log[1:][-10:]] or [self._reset_step_time]
+        return float(np.median(recent))
+
+    def step(self, t: float, x: np.ndarray, delay: float = 0.0) -> Optional[Plan]:
         """One tick at time ``t`` from the measured state ``x``: the new :class:`Plan`, or ``None``
-        when the solve failed or was late (module docstring). Call :meth:`reset` first."""
+        when the solve failed or was late (module docstring). Call :meth:`reset` first.
+
+        ``delay`` (s): when the plan will reach the plant (its solve time, ahead of time: e.g.
+        :meth:`compute_estimate`). The tick then solves from the state the current plan's model
+        predicts for ``t + delay`` (:meth:`Plan.predict`), and the new plan starts there, so that
+        its first control is the one due when it arrives. 0: the plan starts at ``t``.
+        """
         if self._last is None and self._failures == 0:
             raise RuntimeError("MPC.step: call reset(t, x) first")
+        if not (np.isfinite(delay) and delay >= 0):
+            raise ValueError(f"delay: expected s >= 0, got {delay!r}")
         start = time.perf_counter()
         cold = self._failures >= self.max_failures
+        measured_t = t
         try:
+            if delay > 0 and self.plan is not None and not cold:
+                predicted = self.plan.predict(t, np.asarray(x, dtype=float), delay)
+                if np.isfinite(predicted).all():  # a plan far from the state can diverge: then solve from the measurement
+                    x, t = predicted, t + delay
             self._prepare(t, x)
             if cold or self.plan is None:
                 states = np.repeat(self.problem.x0[None], self.problem.N, axis=0)
@@ -240,7 +268,7 @@ class MPC:
             self._failures = 0
         else:
             self._failures += 1
-        self._record(t, time.perf_counter() - start, solution, solution.iterations, late, cold, ok and not late)
+        self._record(measured_t, time.perf_counter() - start, solution, solution.iterations, late, cold, ok and not late)
         return plan
 
     # ------------------------------------------------------------ pieces
@@ -262,9 +290,8 @@ class MPC:
         return bool(np.isfinite(solution.primal).all() and np.isfinite(solution.objective) and solution.success)
 
     def _shifted_multipliers(self, t: float) -> Optional[tuple]:
-        last, nlp = self._last, self.nlp
         n = int(round((t - self.plan.t0) / self.plan.step))
-        return shifted_multipliers(nlp.var_stage, last.lam_x, n, self.problem.N), shifted_multipliers(nlp.row_stage, last.lam_g, n, self.problem.N)
+        return self._shift_x(self._last.lam_x, n), self._shift_g(self._last.lam_g, n)
 
     def _accept(self, t: float, solution: Any) -> Plan:
         """The plan of a successful solve (gains from its linearization), kept as the next warm start."""
@@ -286,9 +313,9 @@ class MPC:
             if nlp.chart:
                 nlp.recentre(solution.states)
             jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
-        if self._blocks is None:
-            self._blocks = StageBlocks(nlp, self._layout, jac.sparsity(), hess.sparsity())
-        return riccati_gains(*self._blocks(jac, hess))
+        if self._gain_function is None:
+            self._gain_function = RiccatiGains(nlp, self._layout, jac.sparsity(), hess.sparsity())
+        return self._gain_function(jac, hess)
 
     def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
         first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")

@@ -59,7 +59,7 @@ from typing import Any, Optional, Sequence, Tuple
 import casadi as ca
 import numpy as np
 
-from lie import axis_angle_to_quat, quat_to_euler_zyx
+from lie import quat_to_euler_zyx
 from models.contact_dynamics import ContactDynamics
 from models.quadruped import LEG_ROLES
 
@@ -173,13 +173,12 @@ class LeggedMPC:
         phase = np.mod(np.asarray(times)[:, None] / self.period - self.offsets[None, :], 1.0)
         return phase < self.duty
 
-    def swing_times(self, t: float, foot: int) -> Tuple[float, float]:
-        """Lift-off and touchdown times (s) of the swing of ``foot`` that contains ``t`` or comes next."""
+    def swing_times(self, t: Any, foot: int) -> Tuple[Any, Any]:
+        """Lift-off and touchdown times (s) of the swing of ``foot`` that contains ``t`` or comes next
+        (``t`` a time or an array of times)."""
         T, o = self.period, self.offsets[foot]
-        cycle = np.floor(t / T - o)
-        lift = (cycle + o + self.duty) * T
-        if t >= lift + (1 - self.duty) * T:
-            lift += T
+        lift = (np.floor(np.asarray(t) / T - o) + o + self.duty) * T
+        lift = np.where(np.asarray(t) >= lift + (1 - self.duty) * T, lift + T, lift)
         return lift, lift + (1 - self.duty) * T
 
     # ------------------------------------------------------------ building
@@ -242,7 +241,7 @@ class LeggedMPC:
 
     def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
         """The data of a tick at ``t`` with measured state ``x`` (module docstring); the MPC's ``update``."""
-        N, h, robot, nq = problem.N, self.dt, self.robot, self.robot.nq
+        N, h, nq = problem.N, self.dt, self.robot.nq
         times = t + h * np.arange(N)
         masks = self.stance(times + 0.5 * h)
         problem.dynamics_params = masks.astype(float)
@@ -251,52 +250,55 @@ class LeggedMPC:
         positions, headings = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
         X[:, 0:3] = positions
-        X[:, 3:7] = [axis_angle_to_quat([0.0, 0.0, psi]) for psi in headings]
+        X[:, 3:7] = np.stack([np.cos(headings / 2), np.zeros(N), np.zeros(N), np.sin(headings / 2)], axis=1)  # level, turned by psi about z
         X[:, nq : nq + 3] = [self.command.vx, self.command.vy, 0.0]
         X[:, nq + 5] = self.command.yaw_rate
+        feet_now = np.asarray(self.robot.kinematics(x)).reshape(4, 3)
+        standing = self.stance(np.array([t]))[0]
+        if standing.any():
+            self._ground = float(np.mean(feet_now[standing, 2]))  # a soft ground lets the feet sink a few millimetres
+            self._lift_off[standing] = feet_now[standing]
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
-        ground = self._ground_height(x, self.stance(np.array([t]))[0])
-        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, ground, -np.inf), np.where(touchdown, ground, np.inf)
+        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, self._ground, -np.inf), np.where(touchdown, self._ground, np.inf)
         rest = np.repeat(touchdown, 3, axis=1)
         self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
         self.state_cost.x_ref = X
         self.terminal_cost.x_ref = X[-1]
-        self.swing_cost.raw_params = self._swing_targets(t, x, times, masks, headings)
+        self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings)
 
-    def _ground_height(self, x: np.ndarray, standing: np.ndarray) -> float:
-        """The ground's height under the robot: the mean height of the feet standing now (a soft ground
-        lets them sink a few millimetres), the last estimate when none stands."""
-        if standing.any():
-            self._ground = float(np.mean(np.asarray(self.robot.kinematics(x)).reshape(4, 3)[standing, 2]))
-        return self._ground
-
-    def _swing_targets(self, t: float, x: np.ndarray, times: np.ndarray, masks: np.ndarray, headings: np.ndarray) -> np.ndarray:
+    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, headings: np.ndarray) -> np.ndarray:
         """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""
-        robot, c, N = self.robot, self.command, len(times)
+        c, N, h = self.command, len(times), self.dt
         P = np.zeros((N, 16))
-        feet_now = np.asarray(robot.kinematics(x)).reshape(4, 3)
-        standing = self.stance(np.array([t]))[0]
-        self._lift_off[standing] = feet_now[standing]
-        ground = self._ground_height(x, standing)
         yaw = float(quat_to_euler_zyx(np.asarray(x[3:7]))[0])
-        v_world = _yaw_matrix(yaw) @ np.asarray(x[robot.nq : robot.nq + 3])  # body-frame base velocity, level base assumed for the correction
+        v_world = _yaw_matrix(yaw) @ np.asarray(x[self.robot.nq : self.robot.nq + 3])  # body-frame base velocity, level base assumed for the correction
         v_cmd = _yaw_matrix(headings[0]) @ np.array([c.vx, c.vy, 0.0])
-        correction = np.sqrt(self.height / GRAVITY) * (v_world - v_cmd)
-        correction[2] = 0.0
+        shift = v_cmd * (self.period * self.duty / 2) + np.sqrt(self.height / GRAVITY) * (v_world - v_cmd)
+        shift[2] = 0.0
         for i in range(4):
-            for k in np.flatnonzero(~masks[:, i]):
-                lift, land = self.swing_times(times[k] + 0.5 * self.dt, i)  # the masks' mid-interval time
-                base, psi = self.reference_base(np.array([land]))
-                hold = base[0] + _yaw_matrix(psi[0]) @ self.hips[i] + v_cmd * (self.period * self.duty / 2) + correction
-                hold[2] = ground
-                start = np.r_[self._lift_off[i][:2], ground]  # where the foot stands now, or stood when this swing began
-                s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
-                P[k, 3 * i : 3 * i + 3] = (1 - s) * start + s * hold + np.array([0.0, 0.0, 4 * self.apex * s * (1 - s)])
-                P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
+            k = np.flatnonzero(~masks[:, i])
+            if k.size == 0:
+                continue
+            lift, land = self.swing_times(times[k] + 0.5 * h, i)  # the masks' mid-interval times
+            base, psi = self.reference_base(land)
+            hold = base + np.einsum("kij,j->ki", _yaw_matrices(psi), self.hips[i]) + shift
+            hold[:, 2] = self._ground
+            start = np.r_[self._lift_off[i][:2], self._ground]  # where the foot stands now, or stood when this swing began
+            s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
+            P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
+            P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
         return P
 
 
 def _yaw_matrix(psi: float) -> np.ndarray:
-    cz, sz = np.cos(psi), np.sin(psi)
-    return np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]])
+    """The rotation (3, 3) by ``psi`` about the world z axis."""
+    return _yaw_matrices(np.array([psi]))[0]
+
+
+def _yaw_matrices(psi: np.ndarray) -> np.ndarray:
+    """The rotations (K, 3, 3) by the angles ``psi`` (K,) about the world z axis."""
+    c, s = np.cos(psi), np.sin(psi)
+    out = np.zeros((len(psi), 3, 3))
+    out[:, 0, 0], out[:, 0, 1], out[:, 1, 0], out[:, 1, 1], out[:, 2, 2] = c, -s, s, c, 1.0
+    return out

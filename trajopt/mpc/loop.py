@@ -83,10 +83,14 @@ def run_closed_loop(
     seed: int = 0,
     record_every: int = 1,
     progress: Optional[Callable[[float, Any], None]] = None,
+    compensate: bool = True,
 ) -> ClosedLoopResult:
-    """Run ``mpc`` on ``plant`` for ``duration`` s (module docstring); ``progress(t, result_so_far)`` is
+    """Run ``mpc`` on ``plant`` for ``duration`` s (module docstring); ``progress(t, log)`` is
     called once per simulated second. The first plan comes from :meth:`MPC.reset` at the plant's
-    initial state, before the clock starts (the robot waits for it)."""
+    initial state, before the clock starts (the robot waits for it). With ``compensate`` each tick
+    solves for the moment its plan is expected to arrive (:meth:`MPC.step`'s ``delay``: the
+    controller's :meth:`~MPC.compute_estimate` with ``delay="measured"``, the period with
+    ``"tick"``, the given delay otherwise; plus the actuators' ``latency``)."""
     if not (np.isfinite(duration) and duration > 0):
         raise ValueError(f"duration: expected s > 0, got {duration!r}")
     if not (np.isfinite(rate) and rate > 0):
@@ -116,8 +120,9 @@ def run_closed_loop(
     for k in range(steps):
         t = plant.t
         if t >= next_tick - 1e-9 and t >= busy_until - 1e-9:
+            ahead = mpc.compute_estimate() if delay == "measured" else period if delay == "tick" else float(delay)
             start = time.perf_counter()
-            new = mpc.step(t, measure(x))
+            new = mpc.step(t, measure(x), delay=ahead + latency if compensate else 0.0)
             compute = time.perf_counter() - start
             wait = compute if delay == "measured" else period if delay == "tick" else float(delay)
             arrival = t + max(wait, dt)

@@ -70,12 +70,25 @@ class Plan:
             self.interpolant_function = get_transcription(self.transcription).interpolant(self.model)
         return self.interpolant_function
 
-    def advance(self, x: np.ndarray, u: np.ndarray, d: np.ndarray) -> np.ndarray:
-        """One interval ``h`` of an explicit transcription from state ``x`` (n,) with the held control
-        ``u`` (nu,) and dynamics parameters ``d`` (nd,): the state (n,) it reaches."""
+    def advance(self, x: np.ndarray, u: np.ndarray, d: np.ndarray, duration: Optional[float] = None) -> np.ndarray:
+        """The state (n,) an explicit transcription's step reaches from state ``x`` (n,) after ``duration``
+        (default one interval ``h``; at most ``h``) with the held control ``u`` (nu,) and dynamics
+        parameters ``d`` (nd,)."""
         nz = self.intervals.shape[1]
-        out = self.interpolant()(x, u, np.zeros(nz), x, u, 0.0, self.step, self.step, d, d)
+        tau = self.step if duration is None else duration
+        out = self.interpolant()(x, u, np.zeros(nz), x, u, 0.0, self.step, tau, d, d)
         return np.asarray(out[0]).reshape(-1)
+
+    def predict(self, t: float, x: np.ndarray, duration: float) -> np.ndarray:
+        """The state (n,) the plan's model reaches from ``x`` at time ``t`` after ``duration`` s under the
+        plan's own law (:meth:`control`, held over sub-steps of at most one interval): where the plant
+        will be when a plan computed now arrives (delay compensation, :class:`~trajopt.mpc.MPC`)."""
+        steps = max(1, int(np.ceil(duration / self.step - 1e-9)))
+        dt = duration / steps
+        for i in range(steps):
+            now = t + i * dt
+            x = self.advance(x, self.control(now, x), self.params[self.interval(now)], dt)
+        return x
 
     def reference(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
         """``x_ref(t)``, ``u_ref(t)`` at absolute time(s) ``t`` (module docstring): (n,), (nu,) for a

@@ -25,7 +25,7 @@ import numpy as np
 from ..costs import QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import LeggedProblem
 from ..problem import Problem
-from .controller import Update
+from .controller import MPC, Update
 from .legged import Command, LeggedMPC
 from .plant import ModelPlant
 
@@ -38,9 +38,10 @@ TRACKING_TERMINAL_FACTOR = 10.0
 
 @dataclass
 class MPCTask:
-    """What a closed loop needs of a problem: the horizon ``problem`` with its ``update``, the plant's
-    initial state ``x0``, a ``plant(**options)`` factory, the reference states ``reference(times)``
-    (for tracking errors; ``None`` when there is none) and the legged horizon's builder (``None`` otherwise)."""
+    """What a closed loop needs of a problem: the horizon ``problem`` with its ``update`` (and
+    ``on_reset``, for :class:`~trajopt.mpc.MPC`), the plant's initial state ``x0``, a
+    ``plant(**options)`` factory, the reference states ``reference(times)`` (for tracking errors;
+    ``None`` when there is none) and the legged horizon's builder (``None`` otherwise)."""
 
     name: str
     problem: Problem
@@ -49,6 +50,11 @@ class MPCTask:
     plant: Callable[..., Any]
     reference: Optional[Callable[[np.ndarray], np.ndarray]] = None
     legged: Optional[LeggedMPC] = None
+    on_reset: Optional[Callable[[float, np.ndarray], None]] = None
+
+    def controller(self, **options: Any) -> MPC:
+        """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...)."""
+        return MPC(self.problem, update=self.update, on_reset=self.on_reset, **options)
 
 
 def mpc_task(problem: Problem, horizon: Optional[float] = None, command: Optional[Command] = None) -> MPCTask:
@@ -102,7 +108,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], command: Opti
 
         return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu)
 
-    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged)
+    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start)
 
 
 def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:
