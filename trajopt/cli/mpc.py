@@ -26,11 +26,13 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from typing import Any
 
 from ..mpc import MODES
+from ..mpc.commands import Command, read_commands
 from ..mpc.disturbances import parse_push
-from ..mpc.legged import Command
+from ..mpc.gaits import GaitSchedule
 from ..mpc.log import LOG_EXTENSIONS, base_motion, write_log
 from ..mpc.loop import run_closed_loop
 from ..mpc.report import loop_statistics, summary
@@ -75,6 +77,8 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--vx", type=float, default=0.0, metavar="V", help="commanded forward velocity [m/s], heading frame (legged)")
     group.add_argument("--vy", type=float, default=0.0, metavar="V", help="commanded lateral velocity [m/s], heading frame (legged)")
     group.add_argument("--yaw-rate", type=float, default=0.0, metavar="W", help="commanded yaw rate [rad/s] (legged)")
+    group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
+    group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")
     group.add_argument("--duration", type=float, default=5.0, metavar="S", help="simulated time [s] (default 5)")
     group.add_argument("--sim", choices=SIMULATORS, help="mujoco (legged default) or own (our simulator)")
@@ -115,6 +119,29 @@ def _checked(args: argparse.Namespace) -> Any:
     return delay
 
 
+def _commands(args: argparse.Namespace) -> tuple:
+    """The command profile and gait schedule the options give (a usage error for a bad file or schedule)."""
+    velocity = Command(args.vx, args.vy, args.yaw_rate)
+    gaits = None
+    if args.command_file is not None:
+        if any(velocity.as_array()):
+            raise UsageError("--command: give either a command file or --vx/--vy/--yaw-rate, not both")
+        try:
+            commands, gaits = read_commands(args.command_file)
+        except (OSError, ValueError) as err:
+            raise UsageError(f"--command: {err}") from None
+    else:
+        commands = velocity
+    if args.gait_schedule is not None:
+        if gaits is not None:
+            raise UsageError("--gait-schedule: the command file has a gait column already")
+        try:
+            gaits = GaitSchedule.parse(args.gait_schedule)
+        except ValueError as err:
+            raise UsageError(f"--gait-schedule: {err}") from None
+    return commands, gaits
+
+
 def mpc_command(args: argparse.Namespace) -> int:
     """Build the task, check every input, run the loop, print and write; the exit code (module docstring)."""
     delay = _checked(args)
@@ -132,9 +159,14 @@ def mpc_command(args: argparse.Namespace) -> int:
             check_viz()
         except MissingExtraError as err:
             raise UsageError(f"--html: {err}") from None
+    commands, gaits = _commands(args)
     problem = build_problem(args.name, parse_parameters(args.name, args))
     try:
-        task = mpc_task(problem, args.horizon, Command(args.vx, args.vy, args.yaw_rate))
+        with warnings.catch_warnings(record=True) as clamped:
+            warnings.simplefilter("always")
+            task = mpc_task(problem, args.horizon, commands, gaits)
+        for warning in clamped:
+            print(f"warning: {warning.message}", file=sys.stderr)
         plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
         mpc = task.controller(mode=args.mode, solver=args.solver, budget=args.budget)

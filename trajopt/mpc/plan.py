@@ -80,15 +80,15 @@ class Plan:
         return np.asarray(out[0]).reshape(-1)
 
     def predict(self, t: float, x: np.ndarray, duration: float) -> np.ndarray:
-        """The state (n,) the plan's model reaches from ``x`` at time ``t`` after ``duration`` s under the
-        plan's own law (:meth:`control`, held over sub-steps of at most one interval): where the plant
-        will be when a plan computed now arrives (delay compensation, :class:`~trajopt.mpc.MPC`)."""
-        steps = max(1, int(np.ceil(duration / self.step - 1e-9)))
-        dt = duration / steps
-        for i in range(steps):
-            now = t + i * dt
-            x = self.advance(x, self.control(now, x), self.params[self.interval(now)], dt)
-        return x
+        """Where the plant will be at ``t + duration`` (n,), from its state ``x`` at ``t``: the plan's own
+        motion over that time with the plant's deviation from it carried along,
+        ``apply_dx(x_ref(t + duration), state_error(x, x_ref(t)))`` (delay compensation,
+        :class:`~trajopt.mpc.MPC`). Integrating the model instead, from a measured state whose feet
+        disagree with the plan's contacts (a foot late to lift, or sunk into a soft ground), sent the
+        prediction, then the QP, astray within a few ticks in MuJoCo."""
+        (x_now, _), (x_then, _) = self.reference(t), self.reference(t + duration)
+        deviation = np.asarray(self.model.state_error(x, x_now), dtype=float).reshape(-1)
+        return np.asarray(self.model.apply_dx(x_then, deviation), dtype=float).reshape(-1)
 
     def reference(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
         """``x_ref(t)``, ``u_ref(t)`` at absolute time(s) ``t`` (module docstring): (n,), (nu,) for a

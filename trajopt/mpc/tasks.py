@@ -26,7 +26,9 @@ from ..costs import QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import LeggedProblem
 from ..problem import Problem
 from .controller import MPC, Update
-from .legged import Command, LeggedMPC
+from .commands import CommandProfile
+from .gaits import GAITS, GaitSchedule
+from .legged import LeggedMPC
 from .plant import ModelPlant
 
 SIMULATORS = ("mujoco", "own")
@@ -57,14 +59,17 @@ class MPCTask:
         return MPC(self.problem, update=self.update, on_reset=self.on_reset, **options)
 
 
-def mpc_task(problem: Problem, horizon: Optional[float] = None, command: Optional[Command] = None) -> MPCTask:
+def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None) -> MPCTask:
     """The closed-loop task of ``problem`` (module docstring); ``horizon`` (s) of the receding
     horizon where the task builds one (default: 0.4 s scaled to a legged robot's legs, 1 s for
-    tracking), ``command`` the commanded velocity of a legged robot (zero: in place)."""
+    tracking); for a legged robot, ``commands`` (a :class:`~trajopt.mpc.commands.Command` or
+    :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
+    :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout)."""
     if isinstance(problem, LeggedProblem):
-        return _legged_task(problem, horizon, command)
-    if command is not None and (command.vx or command.vy or command.yaw_rate):
-        raise ValueError(f"command: a velocity command steers a legged robot; {problem.name!r} is not one")
+        return _legged_task(problem, horizon, commands, gaits)
+    moving = commands is not None and any(np.any(c.as_array()) for c in (commands.commands if isinstance(commands, CommandProfile) else [commands]))
+    if moving or gaits is not None:
+        raise ValueError(f"command: velocity commands and gaits steer a legged robot; {problem.name!r} is not one")
     reference = getattr(problem, "reference_states", None)
     if reference is not None:
         return _tracking_task(problem, 1.0 if horizon is None else horizon, reference)
@@ -88,11 +93,12 @@ def _own_only(sim: str, name: str, options: dict) -> None:
         raise ValueError(f"{given[0]}: a plant option of the legged robots in MuJoCo; {name!r} runs in our simulator")
 
 
-def _legged_task(problem: LeggedProblem, horizon: Optional[float], command: Optional[Command]) -> MPCTask:
-    gait = problem.schedule.name if problem.schedule.name in ("stand", "trot", "pace", "bound") else None
-    if gait is None:
-        raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs stand, trot, pace and bound")
-    legged = LeggedMPC(problem.robot, gait=gait, horizon=0.4 if horizon is None else horizon, command=command)
+def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule]) -> MPCTask:
+    if gaits is None:
+        if problem.schedule.name not in GAITS:
+            raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
+        gaits = GaitSchedule.constant(problem.schedule.name)
+    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, horizon=0.4 if horizon is None else horizon)
     robot, x0 = problem.robot, legged.x_stand.copy()
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None) -> Any:

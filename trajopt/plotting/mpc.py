@@ -1,17 +1,22 @@
 """The plot of a closed loop: the base against its reference, tick times, and the applied plans' margins.
 
-Four panels over the plant's time (s), pushes shaded red:
+Panels over the plant's time (s), pushes shaded red:
 
-1. base position (m, WORLD) and its reference (dashed): a legged robot's
-   commanded path (:meth:`trajopt.mpc.legged.LeggedMPC.reference_base`), a
-   tracking task's reference states;
-2. base velocity (m/s, WORLD) and the command or the reference's velocity;
-3. each tick's compute time (ms, wall) with the deadline (one controller
-   period) and the failed ticks marked;
-4. the applied plans at their first knot: for a legged robot the largest
-   friction ratio ``max(|f_x|, |f_y|) / (mu f_z)`` of the standing feet (1 on
-   the pyramid's edge) and the largest torque over its limit; otherwise the
-   largest control over its bound.
+- base position (m, WORLD) and its reference (dashed): a legged robot's
+  reference (:class:`trajopt.mpc.legged.LeggedMPC`'s, recorded at every
+  tick), a tracking task's reference states;
+- velocity: for a legged robot in its heading frame, forward ``v_x``, lateral
+  ``v_y`` (m/s) and yaw rate (rad/s), measured against the command (dotted)
+  and the reference (dashed); otherwise the WORLD velocity and the reference's;
+- legged robots only: the base path and the footholds seen from above (a
+  foot's position at the first tick of each of its stance phases), and the
+  gait diagram of the applied plans (a bar while a foot's first knot is in stance);
+- each tick's compute time (ms, wall) with the deadline (one controller
+  period) and the failed ticks marked;
+- the applied plans at their first knot: for a legged robot the largest
+  friction ratio ``max(|f_x|, |f_y|) / (mu f_z)`` of the standing feet (1 on
+  the pyramid's edge) and the largest torque over its limit; otherwise the
+  largest control over its bound.
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ from typing import Any, Optional
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+
+from lie import quat_to_euler_zyx
 
 from ..mpc.log import base_motion
 from ..mpc.loop import ClosedLoopResult
@@ -32,55 +39,111 @@ XYZ = ("x", "y", "z")
 
 def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str | Path] = None, overwrite: bool = False) -> Figure:
     """The figure of the module docstring; written to ``path`` (PNG, PDF, SVG) when given."""
-    model = task.problem.model
-    t = result.times
-    motion = [base_motion(model, x) for x in result.states]
-    position, velocity = np.array([m[0] for m in motion]), np.array([m[1] for m in motion])
-    ref_position, ref_velocity = _reference(task, t)
-    fig, axes = plt.subplots(4, 1, figsize=(9, 11), sharex=True)
-    for i, name in enumerate(XYZ):
-        line = axes[0].plot(t, position[:, i], label=f"base {name}")[0]
-        if ref_position is not None:
-            axes[0].plot(t, ref_position[:, i], "--", color=line.get_color(), linewidth=1)
-        if i < 2:
-            line = axes[1].plot(t, velocity[:, i], label=f"v{name}")[0]
-            if ref_velocity is not None:
-                axes[1].plot(t, ref_velocity[:, i], "--", color=line.get_color(), linewidth=1)
-    axes[0].set_ylabel("position [m]")
-    axes[1].set_ylabel("velocity [m/s]")
-    ticks = result.log[1:]
-    times = np.array([r.t for r in ticks])
-    compute = 1e3 * np.array([r.compute_time for r in ticks])
-    axes[2].plot(times, compute, ".", markersize=3, label="compute time")
-    axes[2].axhline(1e3 / result.rate, color="r", linewidth=1, label=f"deadline {1e3 / result.rate:.0f} ms")
-    failed = np.array([not r.success for r in ticks], dtype=bool)
-    if failed.any():
-        axes[2].plot(times[failed], compute[failed], "rx", label="failed")
-    axes[2].set_ylabel("tick [ms]")
-    _margins(axes[3], result, task)
-    for ax in axes:
-        _shade_pushes(ax, result)
+    legged = task.legged is not None
+    fig, axes = plt.subplots(6 if legged else 4, 1, figsize=(9, 17 if legged else 11), sharex=False)
+    _position(axes[0], result, task)
+    (_heading_velocity if legged else _world_velocity)(axes[1], result, task)
+    if legged:
+        _top_view(axes[2], result, task)
+        _gait_diagram(axes[3], result, task)
+    _tick_times(axes[-2], result)
+    _margins(axes[-1], result, task)
+    for i, ax in enumerate(axes):
+        if not (legged and i == 2):
+            _shade_pushes(ax, result)
+            ax.set_xlabel("t [s]")
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper right", fontsize=8)
-    axes[-1].set_xlabel("t [s]")
-    title = f"{task.name}: {'fell at %.2f s' % result.fall_time if result.fell else 'no fall'}"
-    fig.suptitle(title)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper right", fontsize=8)
+    fig.suptitle(f"{task.name}: {'fell at %.2f s (%s)' % (result.fall_time, result.fall_reason) if result.fell else 'no fall'}")
     fig.tight_layout()
     return save_figure(fig, path, overwrite)
 
 
-def _reference(task: MPCTask, t: np.ndarray) -> tuple:
-    """Reference base positions and velocities (K, 3) at ``t``, or ``(None, None)``."""
-    model = task.problem.model
-    if task.legged is not None:
-        positions, headings = task.legged.reference_base(t)
-        c = task.legged.command
-        v = np.stack([c.vx * np.cos(headings) - c.vy * np.sin(headings), c.vx * np.sin(headings) + c.vy * np.cos(headings), np.zeros_like(headings)], axis=1)
-        return positions, v
-    if task.reference is not None:
-        motion = [base_motion(model, x) for x in task.reference(t)]
-        return np.array([m[0] for m in motion]), np.array([m[1] for m in motion])
-    return None, None
+def _motion(result: ClosedLoopResult, task: MPCTask) -> tuple:
+    motion = [base_motion(task.problem.model, x) for x in result.states]
+    return np.array([m[0] for m in motion]), np.array([m[1] for m in motion])
+
+
+def _position(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    position, _ = _motion(result, task)
+    reference = None
+    if task.legged is not None and task.legged.history:
+        h = task.legged.history
+        times, reference = np.array([e[0] for e in h]), np.array([np.r_[e[1], task.legged.height] for e in h])
+    elif task.reference is not None:
+        times = result.times
+        reference = np.array([base_motion(task.problem.model, x)[0] for x in task.reference(times)])
+    for i, name in enumerate(XYZ):
+        line = ax.plot(result.times, position[:, i], label=f"base {name}")[0]
+        if reference is not None:
+            ax.plot(times, reference[:, i], "--", color=line.get_color(), linewidth=1)
+    ax.set_ylabel("position [m]")
+
+
+def _world_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    _, velocity = _motion(result, task)
+    reference = None if task.reference is None else np.array([base_motion(task.problem.model, x)[1] for x in task.reference(result.times)])
+    for i, name in enumerate(XYZ[:2]):
+        line = ax.plot(result.times, velocity[:, i], label=f"v{name}")[0]
+        if reference is not None:
+            ax.plot(result.times, reference[:, i], "--", color=line.get_color(), linewidth=1)
+    ax.set_ylabel("velocity [m/s]")
+
+
+def _heading_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    nq = task.legged.robot.nq
+    _, velocity = _motion(result, task)
+    yaw = np.array([quat_to_euler_zyx(x[3:7])[0] for x in result.states])
+    forward = np.cos(yaw) * velocity[:, 0] + np.sin(yaw) * velocity[:, 1]
+    lateral = -np.sin(yaw) * velocity[:, 0] + np.cos(yaw) * velocity[:, 1]
+    yaw_rate = result.states[:, nq + 5]
+    h = task.legged.history
+    t = np.array([e[0] for e in h])
+    for i, (label, measured) in enumerate((("v_x [m/s]", forward), ("v_y [m/s]", lateral), ("yaw rate [rad/s]", yaw_rate))):
+        line = ax.plot(result.times, measured, label=label, linewidth=1)[0]
+        if h:
+            ax.plot(t, [e[3][i] for e in h], "--", color=line.get_color(), linewidth=1)
+            ax.step(t, [e[4][i] for e in h], ":", color=line.get_color(), where="post", linewidth=1.5)
+    ax.set_ylabel("heading frame")
+
+
+def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    robot = task.legged.robot
+    ticks = result.log
+    ax.plot(result.states[:, 0], result.states[:, 1], color="0.3", label="base path")
+    masks = np.array([r.params > 0.5 for r in ticks])
+    for i, name in enumerate(robot.kinematics_bodies):
+        starts = np.flatnonzero(masks[1:, i] & ~masks[:-1, i]) + 1
+        holds = np.array([np.asarray(robot.kinematics(ticks[k].state)).reshape(-1, 3)[i] for k in starts]).reshape(-1, 3)
+        ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+
+
+def _gait_diagram(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    ticks = result.log
+    t = np.array([r.t for r in ticks] + [ticks[-1].t + 1.0 / result.rate])
+    masks = np.array([r.params > 0.5 for r in ticks])
+    names = task.legged.robot.kinematics_bodies
+    for i in range(masks.shape[1]):
+        edges = np.flatnonzero(np.diff(np.r_[0, masks[:, i].astype(int), 0]))
+        ax.broken_barh([(t[a], t[b] - t[a]) for a, b in zip(edges[::2], edges[1::2])], (i - 0.4, 0.8), color="0.35")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_ylabel("stance (applied)")
+
+
+def _tick_times(ax: Any, result: ClosedLoopResult) -> None:
+    ticks = result.log[1:]
+    times = np.array([r.t for r in ticks])
+    compute = 1e3 * np.array([r.compute_time for r in ticks])
+    ax.plot(times, compute, ".", markersize=3, label="compute time")
+    ax.axhline(1e3 / result.rate, color="r", linewidth=1, label=f"deadline {1e3 / result.rate:.0f} ms")
+    failed = np.array([not r.success for r in ticks], dtype=bool)
+    if failed.any():
+        ax.plot(times[failed], compute[failed], "rx", label="failed")
+    ax.set_ylabel("tick [ms]")
 
 
 def _margins(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
