@@ -7,7 +7,9 @@ with code 2 and a one-line message, never a traceback.
 """
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import subprocess
 import sys
 
@@ -23,6 +25,7 @@ from PIL import Image  # noqa: E402
 import problems  # noqa: E402
 from trajopt import Solution  # noqa: E402
 from trajopt.cli import main  # noqa: E402
+from trajopt.cli.arguments import description  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +60,50 @@ def test_list_names_every_problem_with_its_description(capsys):
     assert [line.split()[0] for line in lines] == problems.names()
     assert any(line.startswith("pendulum") and "hanging to upright" in line for line in lines)
     assert "``" not in out
+
+
+def one_sentence_problems(text: str) -> list[str]:
+    """What keeps ``text`` from being one clean sentence: reST markup, a cut or a second sentence,
+    a word doubled where markup was stripped ("landing knots knots"), notes to the reader."""
+    problems_found = []
+    if not re.fullmatch(r"[A-Z0-9].*[^.]\.", text) or "\n" in text:
+        problems_found.append("not one line starting with a capital or digit and ending with one period")
+    if re.search(r"[.!?]\s+[A-Z]", text):
+        problems_found.append("a second sentence")
+    if re.search(r"`|:\w+:", text):
+        problems_found.append("reST markup")
+    doubled = re.search(r"\b(\w+)\s+\1\b", text, re.IGNORECASE)
+    if doubled:
+        problems_found.append(f"doubled word {doubled.group(0)!r}")
+    if re.search(r"docstring|\bsee\b|\(module", text, re.IGNORECASE):
+        problems_found.append("a pointer to other documentation")
+    if text.count("(") != text.count(")"):
+        problems_found.append("unbalanced parentheses")
+    return problems_found
+
+
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("Go1 trot (module docstring); step is the base displacement per cycle (m); torque_scale", False),
+        ("Go1 forward jump: crouch/push-off, flight, landing knots knots; length forward (m).", False),
+        ("Pendulum from hanging to upright. Then back.", False),
+        ("Hover at ``x``.", False),
+        ("Pendulum (m = l = 1) from hanging to upright in 3 s with |torque| <= 5 N m.", True),
+    ],
+)
+def test_sentence_check_itself(text, ok):
+    assert (one_sentence_problems(text) == []) == ok
+
+
+@pytest.mark.parametrize("name", problems.names())
+def test_every_description_is_one_clean_sentence(name):
+    factory = problems.factory(name)
+    text = description(factory)
+    assert one_sentence_problems(text) == [], text
+    summary = inspect.getdoc(factory).split("\n\n")[0]
+    named = [p for p in inspect.signature(factory).parameters if f"``{p}``" in summary]
+    assert not named, f"{name}: the summary names parameters {named}; they read as plain words once the quotes go"
 
 
 def test_list_params_shows_factory_defaults(capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import re
 from pathlib import Path
 from typing import Any, Callable, Container, Dict, Optional, Sequence
 
@@ -42,8 +43,14 @@ def signature_text(factory: Callable[..., Any]) -> str:
 
 
 def description(factory: Callable[..., Any]) -> str:
-    """First line of a factory's docstring, without reST literal quotes."""
-    return (inspect.getdoc(factory) or "").split("\n", 1)[0].replace("``", "")
+    """A factory's summary: the first paragraph of its docstring on one line, reST markup removed
+    (````x```` and ``:func:`x``` become ``x``; ``:class:`~a.B``` becomes ``B``). By the registry's
+    convention that paragraph is one sentence (checked for every registered problem by the tests)."""
+    paragraph = (inspect.getdoc(factory) or "").split("\n\n", 1)[0]
+    text = " ".join(paragraph.split())
+    text = re.sub(r":\w+:`~(?:[\w.]*\.)?(\w+)`", r"\1", text)  # :class:`~a.B` -> B
+    text = re.sub(r":\w+:`([^`]*)`", r"\1", text)  # :func:`a.f` -> a.f
+    return text.replace("``", "")
 
 
 def _typed(text: str, default: Any) -> Any:
