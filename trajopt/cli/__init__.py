@@ -37,10 +37,14 @@ points raised errors (solved again by a rerun).
 
 ``trajopt verify FILE`` checks a saved legged solution in MuJoCo
 (:func:`trajopt.mujoco.verify`; its problem is rebuilt from the recipe saved
-in the file, :func:`problems.load_solution`): exit code 0 when the
-equation-of-motion residual is within 1e-6 m g and the tracked replay does
-not fall, 1 otherwise, 2 for a usage error (including a missing ``mujoco``
-extra).
+in the file, :func:`problems.load_solution`) and ends with a verdict line
+(:mod:`trajopt.mujoco.verdict`): exit code 0 for ``verdict: PASS`` (every
+check within its threshold: equation-of-motion residual, stance slip,
+penetration, friction in the plan's own pyramid or cone, unilateral and
+swing-foot forces, torque and joint limits, and the tracked replay standing),
+1 for ``verdict: FAIL`` (the line names each failed check, its worst value
+and its threshold), 2 for a usage error (including a missing ``mujoco``
+extra). MuJoCo's own friction cone is reported beside the plan's, not judged.
 
 One module per subcommand (:mod:`.listing`, :mod:`.solve`, :mod:`.view`,
 :mod:`.verify`, :mod:`.sweep`) and the arguments they share
