@@ -20,8 +20,15 @@ saved, plotted and animated as asked); 2 for a usage error (unknown problem or
 parameter, bad value, missing warm-start file, an output file that exists
 without ``--overwrite``, a URDF that is not a quadruped), reported on one line
 of stderr before any solving; 130 after Ctrl-C (SIGINT), which stops the solver
-at once. Output files are written to temporary files renamed when complete, so an
-interrupt leaves none half written. ``trajopt list --robots`` lists the
+at once. An output file the writer cannot make for the problem (``--animate``
+of a model that is neither a rigid body nor legged; ``--html`` of a model the
+3D viewer cannot draw, or without the ``viz`` extra) is skipped with one
+warning line on stderr before solving; the other outputs are still written
+and the exit code stays the solve's (0 or 1). ``--view``, a live session
+rather than a file, is a usage error (2) where the viewer cannot show the model. Output files are written
+to temporary files renamed when complete, so an interrupt leaves none half
+written. ``--animate`` prints a progress line while it writes the frames (20
+frames per second for a GIF, 30 for an MP4, ``--fps`` to change). ``trajopt list --robots`` lists the
 quadrupeds of the installed example-robot-data.
 
 ``trajopt sweep NAME --param KEY=A:B:N --param KEY=V1,V2 --out DIR`` solves

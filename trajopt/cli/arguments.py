@@ -7,6 +7,7 @@ import argparse
 import ast
 import inspect
 import re
+import sys
 from pathlib import Path
 from typing import Any, Callable, Container, Dict, Optional, Sequence
 
@@ -146,6 +147,11 @@ def robot_parameters(args: argparse.Namespace, name: str, accepted: Container[st
         if key in given:
             raise UsageError(f"parameter {key!r} is given twice")
     return params
+
+
+def warn_skipped(command: str, option: str, reason: str) -> None:
+    """One warning line on stderr: output ``option`` of ``trajopt command`` is skipped for ``reason``."""
+    print(f"trajopt {command}: warning: {option} skipped: {reason}", file=sys.stderr, flush=True)
 
 
 def check_output_path(option: str, path: str, overwrite: bool, extensions: Optional[Sequence[str]]) -> None:
