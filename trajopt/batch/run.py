@@ -3,7 +3,8 @@
 The sweep folder ``out``:
 
 - ``sweep.json``: what the folder holds (the problem and the solve settings
-  that define the solved problem: transcription, solver, options). A rerun
+  that define the solved problem: transcription, solver, options, and chart
+  and hessian when given). A rerun
   must name the same; the grid may grow or shrink (only the points not done
   yet are solved);
 - ``solutions/<key>.npz``: each point's :class:`~trajopt.Solution` (written
@@ -48,7 +49,7 @@ from distributed import Client, LocalCluster, as_completed
 
 from ..atomic_file import atomic_output
 from ..solvers import solver_class
-from ..solvers.derivatives import available_cores
+from ..solvers.derivatives import HESSIANS, available_cores
 
 try:
     import fcntl
@@ -103,7 +104,10 @@ class SweepResult:
         return summary(self.table(), self.stats)
 
 
-def _settings(transcription: Optional[str], solver: Optional[str], options: Optional[Dict[str, Any]], compile: Optional[bool], threads: int) -> Dict[str, Any]:
+def _settings(
+    transcription: Optional[str], solver: Optional[str], options: Optional[Dict[str, Any]], compile: Optional[bool], threads: int,
+    chart: Optional[bool] = None, hessian: Optional[str] = None,
+) -> Dict[str, Any]:  # fmt: skip
     """Keyword arguments of :func:`trajopt.solve` (only those given), checked before any worker starts."""
     if transcription is not None:
         transcription = get_transcription(transcription).name
@@ -113,7 +117,11 @@ def _settings(transcription: Optional[str], solver: Optional[str], options: Opti
         solver_class(solver).check_options(options, None)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
-    given = {"transcription": transcription, "solver": solver, "options": options, "compile": compile}
+    if chart is not None and not isinstance(chart, bool):
+        raise ValueError(f"chart: expected a bool or None, got {chart!r}")
+    if hessian is not None and hessian not in HESSIANS:
+        raise ValueError(f"hessian: expected one of {', '.join(HESSIANS)}, got {hessian!r}")
+    given = {"transcription": transcription, "solver": solver, "options": options, "compile": compile, "chart": chart, "hessian": hessian}
     return {**{k: v for k, v in given.items() if v is not None}, "threads": threads}
 
 
@@ -185,6 +193,8 @@ def sweep(
     options: Optional[Dict[str, Any]] = None,
     compile: Optional[bool] = None,
     threads: int = 1,
+    chart: Optional[bool] = None,
+    hessian: Optional[str] = None,
     seeds: Optional[int] = None,
     n_workers: Optional[int] = None,
     progress: Optional[TextIO] = None,
@@ -211,7 +221,7 @@ def sweep(
         Retries of a task that raises or whose worker dies (module docstring).
     params:
         Parameters fixed for every point.
-    transcription, solver, options, compile:
+    transcription, solver, options, compile, chart, hessian:
         As :func:`trajopt.solve` (``None``: the problem's defaults).
     threads:
         Threads of each solve's stage maps; 1 by default, Dask running one task per
@@ -224,7 +234,7 @@ def sweep(
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries: expected an int >= 0, got {retries!r}")
     ref = ProblemRef.resolve(problem)
-    settings = _settings(transcription, solver, options, compile, threads)
+    settings = _settings(transcription, solver, options, compile, threads, chart, hessian)
     raw_points, keys = expand_grid(grid, params)
     points = [canonical_params(ref, p) for p in raw_points]
     hashes = [point_key(ref, p) for p in points]
@@ -240,7 +250,7 @@ def sweep(
         order, parent = np.arange(len(points)), np.full(len(points), -1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options")}}
+    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options", "chart", "hessian")}}
     with _locked(out):
         _check_manifest(out, manifest)
         (out / "solutions").mkdir(exist_ok=True)

@@ -16,7 +16,7 @@ from ..report import solution_report
 from ..solution import Solution
 from ..solvers import SOLVERS, solve
 from ..transcription import TRANSCRIPTIONS, get_transcription
-from .arguments import UsageError, add_robot_options, build_problem, check_output_path, factory_parameters, parse_parameters, problem_factory, robot_templates, warn_skipped
+from .arguments import UsageError, add_backend_options, add_robot_options, build_problem, command_line_hints, check_output_path, factory_parameters, parse_parameters, problem_factory, robot_templates, warn_skipped
 from .view import add_viewer_options, check_viewer_outputs, write_viewer_outputs
 
 EXAMPLES = """\
@@ -27,6 +27,7 @@ examples:
   trajopt solve pendulum --N 21 --save pendulum.npz
   trajopt solve pendulum --N 81 --warm-start pendulum.npz --quiet
   trajopt solve quadrotor --param u_max=3 --transcription trapezoidal
+  trajopt solve quadrotor --solver sqp -t multiple_shooting --chart
   trajopt solve go1-trot --html trot.html --view
   trajopt solve go1-jump --save jump.npz && trajopt verify jump.npz --plot jump-mujoco.png
 """
@@ -57,6 +58,7 @@ def add_solve_parser(sub: Any) -> None:
     group.add_argument("--quiet", "-q", action="store_true", help="no solver output (print level 0)")
     group.add_argument("--compile", action="store_true", default=None, help="evaluate the stage functions as compiled C (gcc once, cached on disk; default: the problem's choice)")
     group.add_argument("--solver", choices=tuple(SOLVERS), default=None, help="NLP solver backend (default: the problem's, else ipopt; fatrop and sqp need multiple shooting)")
+    add_backend_options(group)
     group = run.add_argument_group("output")
     group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
     group.add_argument("--plot", metavar="FILE", help=f"write a summary page ({', '.join(FIGURE_EXTENSIONS)})")
@@ -129,9 +131,12 @@ def solve_command(args: argparse.Namespace) -> int:
     print_robot(args, problem)
     print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
     try:
-        solution = solve(problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level, compile=args.compile, solver=args.solver)
+        solution = solve(
+            problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level,
+            compile=args.compile, solver=args.solver, chart=args.chart, hessian=args.hessian,
+        )  # fmt: skip
     except ValueError as err:
-        raise UsageError(str(err)) from None
+        raise UsageError(command_line_hints(str(err))) from None
     print()
     print(solution_report(solution))
     if args.replay:
