@@ -9,6 +9,7 @@ functions with a compiler that logs its runs (real gcc).
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -35,6 +36,8 @@ from trajopt.batch import continuation  # noqa: E402
 from trajopt.batch.points import canonical_params, expand_grid  # noqa: E402
 from trajopt.batch.table import ResultsTable, parameter_type  # noqa: E402
 from trajopt.cli import main  # noqa: E402
+
+from .batch_factories import GATE_SLOTS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TIMINGS = {"solve_time", "eval_time", "solver_time", "build_time"}
@@ -132,19 +135,25 @@ def test_killed_worker_task_is_retried(client, tmp_path):
 
 
 def test_interrupted_sweep_resumes_without_recomputing(client, tmp_path):
-    """`trajopt sweep` interrupted by SIGINT (exit 130) keeps the rows it received; the rerun solves only the rest."""
-    out = tmp_path / "resume"
+    """`trajopt sweep` interrupted by SIGINT (exit 130) keeps the rows it received; the rerun solves only the rest.
+    Four builds pass the factory's gate and the other eight wait at it, so the interrupt always comes
+    while the sweep runs (it once finished first on a fast machine, when it only slept per build)."""
+    out, gate = tmp_path / "resume", tmp_path / "gate"
+    gate.mkdir()
     grid = {"u_max": [4.0, 4.5, 5.0, 5.5, 6.0, 6.5], "tf": [2.5, 3.0]}
-    args = ["sweep", "tests.batch_factories:slow_pendulum", "--out", str(out), "--warm-start", "none", "--workers", "2",
-            "--param", "u_max=4:6.5:6", "--param", "tf=2.5,3"]
+    args = ["sweep", "tests.batch_factories:gated_pendulum", "--out", str(out), "--warm-start", "none", "--workers", "2",
+            "--param", "u_max=4:6.5:6", "--param", "tf=2.5,3", "--param", f"gate={gate}"]
     code = f"import sys; from trajopt.cli import main; sys.exit(main({args!r}))"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     run = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 120
-        while len(list((out / "solutions").glob("*.npz"))) < 4 and time.time() < deadline and run.poll() is None:
+        while len(list((out / "solutions").glob("*.npz"))) < GATE_SLOTS and time.time() < deadline and run.poll() is None:
             time.sleep(0.05)
+        time.sleep(0.5)  # the sweep records a point's row right after its file; the other points wait at the gate
+        assert run.poll() is None, "the sweep ended before the interrupt"
         run.send_signal(signal.SIGINT)
+        (gate / "open").touch()  # the waiting builds end, so the workers stop at once (Dask kills busy ones after 4 s)
         stdout, stderr = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
@@ -153,11 +162,11 @@ def test_interrupted_sweep_resumes_without_recomputing(client, tmp_path):
     assert "interrupted" in stderr
     table = ResultsTable(out, {})
     done = table.done()
-    assert 4 <= len(done) < 12, f"{len(done)} points recorded before the interrupt"
+    assert GATE_SLOTS <= len(done) < 12, f"{len(done)} points recorded before the interrupt"
     files = {p.name: p.stat() for p in (out / "solutions").glob("*.npz")}
     assert {f"{k}.npz" for k in done} <= set(files)
     before = {r["key"]: r for table_file in table.files() for r in pq.read_table(table_file).to_pylist()}
-    result = sweep("tests.batch_factories:slow_pendulum", grid, client=client, out=out, warm_start=None)
+    result = sweep("tests.batch_factories:gated_pendulum", grid, client=client, out=out, params={"gate": str(gate)}, warm_start=None)
     assert (result.skipped, result.solved) == (len(done), 12 - len(done))
     rows = rows_by_key(out)
     assert len(rows) == 12
@@ -166,6 +175,26 @@ def test_interrupted_sweep_resumes_without_recomputing(client, tmp_path):
         now = (out / "solutions" / f"{key}.npz").stat()
         assert (now.st_ino, now.st_mtime_ns) == (files[f"{key}.npz"].st_ino, files[f"{key}.npz"].st_mtime_ns), "a finished point was solved again"
     assert not list((out / "parts").glob("*.parquet")), "the parts were compacted"
+
+
+def test_finished_sweep_reprints_its_summary_without_a_cluster(client, tmp_path, capsys):
+    """Every point in the table: the rerun reads it and starts no cluster. The address given has no
+    scheduler behind it, so any attempt to connect would fail."""
+    out, nowhere = tmp_path / "done", "tcp://127.0.0.1:9"
+    first = sweep("pendulum", {"u_max": [4.0, 5.0]}, client=client, out=out, params={"N": 21}, warm_start=None)
+    stream = io.StringIO()
+    start = time.perf_counter()
+    again = sweep("pendulum", {"u_max": [4.0, 5.0]}, client=nowhere, out=out, params={"N": 21}, progress=stream)
+    assert time.perf_counter() - start < 2.0  # measured 0.05 s: reading the table
+    assert (again.points, again.solved, again.skipped, again.workers) == (2, 0, 2, 0)
+    assert stream.getvalue() == f"every point is in {out / 'results.parquet'}: nothing to solve\n"
+    assert again.summary().splitlines()[1:] == [line for line in first.summary().splitlines()[1:] if not line.startswith("  this run:")]
+    with pytest.raises(TypeError, match="client: expected a distributed.Client"):  # still checked, though unused
+        sweep("pendulum", {"u_max": [4.0, 5.0]}, client=42, out=out, params={"N": 21})
+    argv = ["sweep", "pendulum", "--param", "u_max=4,5", "--param", "N=21", "--out", str(out), "--scheduler", nowhere]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert "2 points (0 solved in this run, 2 done before)" in printed.out and "nothing to solve" in printed.err
 
 
 # ------------------------------------------------------------------ warm starts
@@ -287,7 +316,7 @@ def test_points_are_canonical(tmp_path):
     a = canonical_params(ref, {"u_max": np.linspace(0.05, 0.3, 6)[1] * 40, "N": 21.0, "tf": 5})
     assert a == {"u_max": 4.0, "N": 21, "tf": 5.0} and isinstance(a["N"], int) and isinstance(a["tf"], float)
     assert point_key(ref, a) == point_key(ref, {"N": 21, "tf": 5.0, "u_max": 4.0})
-    assert point_key(ref, a) != point_key(ProblemRef.resolve("tests.batch_factories:slow_pendulum"), a)
+    assert point_key(ref, a) != point_key(ProblemRef.resolve("tests.batch_factories:gated_pendulum"), a)
     assert ProblemRef.resolve(problems.factory("quadrotor")) == ProblemRef("problems.quadrotor:quadrotor", "factory")
     with pytest.raises(ValueError, match="not importable"):
         ProblemRef.resolve(lambda: None)

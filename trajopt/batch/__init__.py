@@ -89,9 +89,10 @@ shared storage (an object store), the sweep's process only receiving rows;
 sharding ``solutions/`` into sub-folders (100k files in one folder); a
 k-d-tree (Boruvka) spanning forest instead of Prim's O(n^2) plan.
 """
-from ..extras import require_extra
+from ..extras import check_extra, require_extra
 
-require_extra("batch", ("distributed", "pyarrow"), "trajopt.batch")
+check_extra("batch", ("dask", "distributed"), "trajopt.batch")  # imported when a cluster starts (a finished sweep needs none)
+require_extra("batch", ("pyarrow",), "trajopt.batch")
 
 from .plot import plot_metric  # noqa: E402
 from .points import ProblemRef, point_key, range_values  # noqa: E402

@@ -13,6 +13,10 @@ The sweep folder ``out``:
 - ``.lock``: held (``flock``) while a sweep runs, so two sweeps never write
   one folder.
 
+A rerun of a finished sweep (every point of the grid in the table, without
+an error) starts no cluster: it compacts the table and returns, so its
+summary is reprinted in about the time it takes to import the toolkit.
+
 Scheduling: at most ``2 x`` the cluster's worker threads tasks are in flight
 (re-read every few seconds, so workers may join or leave); each finished
 task is recorded and released before the next is submitted, so the memory
@@ -40,14 +44,13 @@ import uuid
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Union
 
-import dask
 import numpy as np
 import pyarrow as pa
-from distributed import Client, LocalCluster, as_completed
 
 from ..atomic_file import atomic_output
+from ..extras import require_extra
 from ..solvers import solver_class
 from ..solvers.derivatives import HESSIANS, available_cores
 
@@ -61,6 +64,9 @@ from .points import Grid, ProblemRef, canonical_params, expand_grid, point_key
 from .progress import Progress, summary
 from .table import ResultsTable, parameter_type
 from .task import check_worker, solve_point
+
+if TYPE_CHECKING:  # dask and distributed are imported when a cluster is used (a finished sweep needs neither)
+    from distributed import Client
 
 #: Format tag of ``sweep.json``.
 MANIFEST_FORMAT = "trajopt-sweep-1"
@@ -156,28 +162,39 @@ def _locked(out: Path) -> Iterator[None]:
         yield
 
 
-@contextmanager
-def _connected(client: Union[None, str, Client], n_workers: Optional[int], retries: int) -> Iterator[Client]:
-    """The client to use: ``client`` itself, a new one connected to the scheduler address ``client``,
-    or an embedded ``LocalCluster`` (one single-threaded worker process per core); closes what it opened."""
+def _check_cluster(client: Union[None, str, Client], n_workers: Optional[int]) -> None:
+    """``ValueError`` or ``TypeError`` for cluster arguments that cannot work, raised before any work
+    (also by a finished sweep, which starts no cluster)."""
     if client is not None and n_workers is not None:
         raise ValueError("n_workers: sizes the embedded cluster; a given client's cluster has its own workers")
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
+        raise ValueError(f"n_workers: expected an int >= 1, got {n_workers!r}")
+    if client is not None and not isinstance(client, str):
+        from distributed import Client  # imported already by whoever made a client
+
+        if not isinstance(client, Client):
+            raise TypeError(f"client: expected a distributed.Client, a scheduler address or None, got {type(client).__name__}")
+
+
+@contextmanager
+def _connected(client: Union[None, str, Client], n_workers: Optional[int], retries: int) -> Iterator[Client]:
+    """The client to use (arguments checked by :func:`_check_cluster`): ``client`` itself, a new one
+    connected to the scheduler address ``client``, or an embedded ``LocalCluster`` (``n_workers``,
+    default one per core, single-threaded worker processes); closes what it opened."""
+    modules = require_extra("batch", ("dask", "distributed"), "trajopt.batch")
+    dask, Client, LocalCluster = modules["dask"], modules["distributed"].Client, modules["distributed"].LocalCluster
     if isinstance(client, Client):
         yield client
         return
     with ExitStack() as stack:
         if client is None:
             workers = available_cores() if n_workers is None else n_workers
-            if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-                raise ValueError(f"n_workers: expected an int >= 1, got {n_workers!r}")
             # the scheduler's HTTP server (the dashboard, when bokeh is installed) on a free port: no clash with another cluster's 8787
             with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
                 cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"))
             yield stack.enter_context(Client(cluster))
-        elif isinstance(client, str):
-            yield stack.enter_context(Client(client))
         else:
-            raise TypeError(f"client: expected a distributed.Client, a scheduler address or None, got {type(client).__name__}")
+            yield stack.enter_context(Client(client))
 
 
 def sweep(
@@ -244,21 +261,41 @@ def sweep(
             if h in seen:
                 raise ValueError(f"grid: the point {points[i]} appears twice (points {seen[h]} and {i})")
             seen[h] = i
-    if warm_start == "nearest":
-        order, parent = continuation.plan(continuation.coordinates(points, keys), seeds)
-    else:
-        order, parent = np.arange(len(points)), np.full(len(points), -1)
+    continuation.check_seeds(seeds)
+    _check_cluster(client, n_workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options", "chart", "hessian")}}
+    start = time.perf_counter()
     with _locked(out):
         _check_manifest(out, manifest)
         (out / "solutions").mkdir(exist_ok=True)
         table = ResultsTable(out, {k: parameter_type([p.get(k) for p in points]) for k in keys})
+        done = table.done()
+        todo = sum(h not in done for h in hashes)
+        if not todo:  # a finished sweep: its summary from the table, no cluster
+            table.compact()
+            if progress is not None:
+                progress.write(f"every point is in {os.fspath(table.path)}: nothing to solve\n")
+            stats = {"problem": ref.name, "solved": 0, "skipped": len(points), "failed": 0, "errors": 0, "wall": time.perf_counter() - start, "workers": 0, "out": out}
+            return SweepResult(out, ref.name, len(points), 0, len(points), 0, 0, stats["wall"], 0, stats)
+        if warm_start == "nearest":
+            order, parent = continuation.plan(continuation.coordinates(points, keys), seeds)
+        else:
+            order, parent = np.arange(len(points)), np.full(len(points), -1)
+        if progress is not None:
+            progress.write(f"solving {todo} of {len(points)} points on {_cluster_text(client, n_workers)}\n")
         with _connected(client, n_workers, retries) as dask_client:
             runner = _Runner(dask_client, ref, settings, points, keys, hashes, order, parent, out, table, retries, warm_start is not None)
             stats = runner.run(progress)
     return SweepResult(out, ref.name, len(points), stats["solved"], stats["skipped"], stats["failed"], stats["errors"], stats["wall"], stats["workers"], stats)
+
+
+def _cluster_text(client: Union[None, str, Client], n_workers: Optional[int]) -> str:
+    """Where the points are solved, as the progress stream says it."""
+    if client is None:
+        return f"an embedded cluster of {available_cores() if n_workers is None else n_workers} worker processes"
+    return f"the scheduler at {client}" if isinstance(client, str) else "the given client's cluster"
 
 
 class _Runner:
@@ -320,6 +357,8 @@ class _Runner:
         return row
 
     def run(self, stream: Optional[TextIO]) -> Dict[str, Any]:
+        from distributed import as_completed
+
         start = time.perf_counter()
         versions = self.client.run(check_worker, self.ref)
         skipped = len(self.finished)

@@ -9,7 +9,6 @@ from typing import Any, Dict
 import numpy as np
 
 from ..solvers import SOLVERS
-from ..solvers.derivatives import available_cores
 from ..transcription import TRANSCRIPTIONS
 from .arguments import UsageError, add_backend_options, add_robot_options, command_line_hints, convert, factory_parameters, robot_parameters, signature_text, split_parameter
 
@@ -134,8 +133,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.workers is not None:
         raise UsageError("--workers: sizes the embedded cluster; a --scheduler's cluster has its own workers")
     points = int(np.prod([len(v) for v in grid.values()]))
-    where = args.scheduler or f"an embedded cluster of {args.workers or available_cores()} worker processes"
-    print(f"sweeping {args.name} over {points} points ({' x '.join(f'{k}: {len(v)}' for k, v in grid.items())}) on {where}", flush=True)
+    print(f"sweeping {args.name} over {points} points ({' x '.join(f'{k}: {len(v)}' for k, v in grid.items())})", flush=True)
     try:
         result = sweep(
             args.name, grid, client=args.scheduler, out=args.out, warm_start=None if args.warm_start == "none" else "nearest", retries=args.retries,
