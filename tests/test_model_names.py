@@ -109,14 +109,19 @@ def test_rigid_body_with_any_name_solves(name, tmp_path):
     plot_solution(solution, tmp_path / "hop.png")
 
 
-def test_planar_chain_with_any_name_solves():
-    model = Pendulum()
-    model.name = "pendule n°1"
+def swing_up_solution(model):
+    """A pendulum-like model (state [theta, theta_dot], one torque) swung from 0 to pi in 3 s, |u| <= 5 N m."""
     problem = Problem(model, N=31, tf=3.0, x0=[0.0, 0.0])
     problem.add_cost(QuadraticCost(model, Q=np.zeros(2), R=np.ones(1), x_ref=np.zeros(2)))
     problem.add_constraint(GoalConstraint(model, [np.pi, 0.0]))
     problem.bound_controls(-5.0, 5.0)
-    solution = solve(problem)
+    return solve(problem)
+
+
+def test_planar_chain_with_any_name_solves():
+    model = Pendulum()
+    model.name = "pendule n°1"
+    solution = swing_up_solution(model)
     assert solution.success, solution.status
     assert model.casadi_function("dynamics").name() == "pendule_n_1_dynamics"
 
@@ -124,11 +129,7 @@ def test_planar_chain_with_any_name_solves():
 def test_multibody_model_with_any_name_solves():
     model = MultibodyModel(pendulum_model(1.0, 1.0), kinematics_bodies=["tip"], name="2-link arm/ü")
     assert model.name == "2-link arm/ü"
-    problem = Problem(model, N=31, tf=3.0, x0=[0.0, 0.0])
-    problem.add_cost(QuadraticCost(model, Q=np.zeros(2), R=np.ones(1), x_ref=np.zeros(2)))
-    problem.add_constraint(GoalConstraint(model, [np.pi, 0.0]))
-    problem.bound_controls(-5.0, 5.0)
-    solution = solve(problem)
+    solution = swing_up_solution(model)
     assert solution.success, solution.status
 
 

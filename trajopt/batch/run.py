@@ -63,7 +63,7 @@ from . import continuation
 from .points import Grid, ProblemRef, canonical_params, expand_grid, point_key
 from .progress import Progress, summary
 from .table import ResultsTable, parameter_type
-from .task import check_worker, solve_point
+from .task import check_worker, solve_point, warm_budget
 
 if TYPE_CHECKING:  # dask and distributed are imported when a cluster is used (a finished sweep needs neither)
     from distributed import Client
@@ -313,7 +313,8 @@ class _Runner:
             if p >= 0:
                 self.children.setdefault(int(p), []).append(i)
         done = table.done()
-        self.finished = {i: done[h] for i, h in enumerate(hashes) if h in done}  # index -> {"success", "file"}
+        self.finished = {i: done[h] for i, h in enumerate(hashes) if h in done}  # index -> {"success", "file", "iterations", "warm_from"}
+        self.index = {h: i for i, h in enumerate(hashes)}
 
     def _slots(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
@@ -331,6 +332,13 @@ class _Runner:
             a = int(self.parent[a])
         return None
 
+    def _cold_iterations(self, a: int) -> int:
+        """Iterations of the cold solve that began point ``a``'s warm-start chain (``a``'s own when it
+        was solved cold, or when the chain leaves the grid)."""
+        while self.finished[a]["warm_from"] in self.index and self.index[self.finished[a]["warm_from"]] in self.finished:
+            a = self.index[self.finished[a]["warm_from"]]
+        return int(self.finished[a]["iterations"])
+
     def _submit(self, i: int) -> tuple:
         """``(task future, warm-start data future or None)`` of point ``i``. The neighbour's solution file
         is scattered to the workers rather than embedded in the task: Dask keeps the last messages of
@@ -338,7 +346,8 @@ class _Runner:
         solution files inside grew this process by ~50 kB per task."""
         source = self._warm_source(i) if self.warm else None
         warm = self.client.scatter((self.out / self.finished[source]["file"]).read_bytes(), hash=False) if source is not None else None
-        args = (self.ref, self.points[i], self.settings, warm, self.hashes[source] if source is not None else "", self.points[source] if source is not None else None)
+        budget = warm_budget(self._cold_iterations(source)) if source is not None else None
+        args = (self.ref, self.points[i], self.settings, warm, self.hashes[source] if source is not None else "", self.points[source] if source is not None else None, budget)
         return self.client.submit(solve_point, *args, key=f"trajopt-sweep-{self.hashes[i]}-{uuid.uuid4().hex[:8]}", retries=self.retries, pure=False), warm
 
     def _record(self, i: int, future: Any) -> Dict[str, Any]:
@@ -391,7 +400,7 @@ class _Runner:
                 failed += bad and not row["error"]
                 solved += not row["error"]
                 if not row["error"]:
-                    self.finished[i] = {"success": row["success"], "file": row["file"]}
+                    self.finished[i] = {key: row[key] for key in ("success", "file", "iterations", "warm_from")}
                 for child in self.children.get(i, []):  # after an error too: the child starts from an older ancestor
                     if child not in self.finished:
                         heapq.heappush(ready, (int(self.rank[child]), child))
