@@ -16,7 +16,7 @@ from ..report import solution_report
 from ..solution import Solution
 from ..solvers import SOLVERS, solve
 from ..transcription import TRANSCRIPTIONS, get_transcription
-from .arguments import UsageError, add_backend_options, add_robot_options, build_problem, command_line_hints, check_output_path, factory_parameters, parse_parameters, problem_factory, robot_templates, warn_skipped
+from .arguments import UsageError, add_backend_options, add_robot_options, build_problem, check_output_path, command_line_hints, factory_parameters, parse_parameters, problem_factory, robot_templates, warn_skipped
 from .view import add_viewer_options, check_viewer_outputs, write_viewer_outputs
 
 EXAMPLES = """\
