@@ -23,7 +23,7 @@ def hover_state(model: Quadrotor, position, roll: float = 0.0) -> np.ndarray:
 
 @register("quadrotor")
 def quadrotor(N: int = 51, tf: float = 5.0, u_max: float = 4.0) -> Problem:
-    """Hover at the origin to hover at (5, 0, 1) m in 5 s.
+    """Quadrotor from hover at the origin to hover at (5, 0, 1) m in 5 s.
 
     Cost: ``1/2 integral (dx^T Q dx + du^T R du) dt`` with ``dx =
     state_error(x, x_goal)`` (position, axis-angle attitude, velocities),
@@ -84,7 +84,9 @@ def body_z_axis(model: Quadrotor) -> ca.Function:
 
 @register("quadrotor-flip")
 def quadrotor_flip(N: int = 41, tf: float = 2.0, u_max: float = 6.0, height: float = 2.0, checkpoints: int = 8, cone: float = np.pi / 4) -> Problem:
-    """A full 360 degree roll (about +x) between two hovers at (0, 0, height), in ``tf`` seconds.
+    """Quadrotor flip: a full 360 degree roll (about +x) between two hovers 2 m high, in 2 s.
+
+    The hovers are at (0, 0, ``height``), ``tf`` seconds apart.
 
     The end attitude equals the start, so the turn is enforced ALONG THE PATH:
     at ``checkpoints - 1`` evenly spaced interior knots ``k_j`` (j = 1..7 by

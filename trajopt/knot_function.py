@@ -9,13 +9,13 @@ parameter matrix (one column per knot).
 from __future__ import annotations
 
 import inspect
-import re
 from typing import Any, Callable, Sequence
 
 import casadi as ca
 import numpy as np
 
 from lie import _backend as B
+from models.casadi_names import casadi_name
 
 KnotFunctionLike = ca.Function | Callable[..., Any]
 
@@ -70,13 +70,8 @@ def knot_function(fn: KnotFunctionLike, nx: int, nu: int, param_dim: int, name: 
         raise ValueError(f"{name}: expected a column-vector output, got shape {out.shape}")
     if scalar and out.shape != (1, 1):
         raise ValueError(f"{name}: expected a scalar output, got shape {out.shape}")
-    return ca.Function(function_name(name), [x, u, p], [ca.densify(out)], ["x", "u", "p"], ["out"])
+    return ca.Function(casadi_name(name), [x, u, p], [ca.densify(out)], ["x", "u", "p"], ["out"])
 
-
-def function_name(name: str) -> str:
-    """A valid ``casadi.Function`` name from a free-form label ("flip quarter" -> "flip_quarter")."""
-    ident = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z]", "_", name)).strip("_")
-    return ident if ident[:1].isalpha() and ident not in ("null", "jac", "hess") else f"fn_{ident}"
 
 
 def knot_params(params: Any, count: int, param_dim: int | None, name: str) -> np.ndarray:

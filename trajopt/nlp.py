@@ -48,6 +48,8 @@ from typing import Any, Dict, List, Tuple
 import casadi as ca
 import numpy as np
 
+from models.casadi_names import casadi_name
+
 from .costs import split_costs, sum_costs
 from .layout import Layout, RowBlock, columns
 from .manifold import normalize_quaternions, unit_norm_residual
@@ -170,7 +172,7 @@ class NLP:
         if needs & {"f", "f_next"}:  # knot dynamics, evaluated once per knot
             xs, us, ts = model.symbols(model.symbol_type)
             ds = model.symbol_type.sym("d", model.dynamics_param_dim)
-            dyn = ca.Function(f"{model.name}_knot_dynamics", [xs, us, ts, ds], [model.parametric_dynamics(xs, us, ts, ds)], ["x", "u", "t", "d"], ["f"])
+            dyn = ca.Function(casadi_name(f"{model.name}_knot_dynamics"), [xs, us, ts, ds], [model.parametric_dynamics(xs, us, ts, ds)], ["x", "u", "t", "d"], ["f"])
             count = N if "f_next" in needs else N - 1
             F = dyn.map(count)(X[:, :count], U[:, :count], T[:, :count], D[:, :count])
             args["f"], args["f_next"] = F[:, : N - 1], F[:, 1:]
@@ -411,9 +413,9 @@ def chart_functions(model: Any) -> Dict[str, ca.Function]:
     n, m = model.state_dim, model.error_dim
     x, xbar, d = ca.SX.sym("x", n), ca.SX.sym("xbar", n), ca.SX.sym("d", m)
     return {
-        "retract": ca.Function(f"{model.name}_chart_retract", [xbar, d], [model.apply_dx(xbar, d)], ["xbar", "d"], ["x"]),
-        "error": ca.Function(f"{model.name}_chart_error", [x, xbar], [model.state_error(x, xbar)], ["x", "xbar"], ["d"]),
-        "gap": ca.Function(f"{model.name}_chart_gap", [x, d, xbar], [d - model.state_error(x, xbar)], ["x_end", "d_next", "xbar_next"], ["gap"]),
+        "retract": ca.Function(casadi_name(f"{model.name}_chart_retract"), [xbar, d], [model.apply_dx(xbar, d)], ["xbar", "d"], ["x"]),
+        "error": ca.Function(casadi_name(f"{model.name}_chart_error"), [x, xbar], [model.state_error(x, xbar)], ["x", "xbar"], ["d"]),
+        "gap": ca.Function(casadi_name(f"{model.name}_chart_gap"), [x, d, xbar], [d - model.state_error(x, xbar)], ["x_end", "d_next", "xbar_next"], ["gap"]),
     }
 
 

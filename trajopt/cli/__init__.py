@@ -20,8 +20,15 @@ saved, plotted and animated as asked); 2 for a usage error (unknown problem or
 parameter, bad value, missing warm-start file, an output file that exists
 without ``--overwrite``, a URDF that is not a quadruped), reported on one line
 of stderr before any solving; 130 after Ctrl-C (SIGINT), which stops the solver
-at once. Output files are written to temporary files renamed when complete, so an
-interrupt leaves none half written. ``trajopt list --robots`` lists the
+at once. An output file the writer cannot make for the problem (``--animate``
+of a model that is neither a rigid body nor legged; ``--html`` of a model the
+3D viewer cannot draw, or without the ``viz`` extra) is skipped with one
+warning line on stderr before solving; the other outputs are still written
+and the exit code stays the solve's (0 or 1). ``--view``, a live session
+rather than a file, is a usage error (2) where the viewer cannot show the model. Output files are written
+to temporary files renamed when complete, so an interrupt leaves none half
+written. ``--animate`` prints a progress line while it writes the frames (20
+frames per second for a GIF, 30 for an MP4, ``--fps`` to change). ``trajopt list --robots`` lists the
 quadrupeds of the installed example-robot-data.
 
 ``trajopt sweep NAME --param KEY=A:B:N --param KEY=V1,V2 --out DIR`` solves
@@ -37,10 +44,14 @@ points raised errors (solved again by a rerun).
 
 ``trajopt verify FILE`` checks a saved legged solution in MuJoCo
 (:func:`trajopt.mujoco.verify`; its problem is rebuilt from the recipe saved
-in the file, :func:`problems.load_solution`): exit code 0 when the
-equation-of-motion residual is within 1e-6 m g and the tracked replay does
-not fall, 1 otherwise, 2 for a usage error (including a missing ``mujoco``
-extra).
+in the file, :func:`problems.load_solution`) and ends with a verdict line
+(:mod:`trajopt.mujoco.verdict`): exit code 0 for ``verdict: PASS`` (every
+check within its threshold: equation-of-motion residual, stance slip,
+penetration, friction in the plan's own pyramid or cone, unilateral and
+swing-foot forces, torque and joint limits, and the tracked replay standing),
+1 for ``verdict: FAIL`` (the line names each failed check, its worst value
+and its threshold), 2 for a usage error (including a missing ``mujoco``
+extra). MuJoCo's own friction cone is reported beside the plan's, not judged.
 
 ``trajopt mpc NAME`` runs the problem in a receding horizon closed around a
 simulated plant (:mod:`.mpc`): exit code 0 without a fall, 3 when the robot
