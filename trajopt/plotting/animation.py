@@ -23,7 +23,7 @@ from .movie import frame_rate, write_movie
 from .output import prepare_output_path
 from .rigid_body import AXIS_COLORS, label_axes_3d, rotation_matrices, set_equal_3d
 
-#: Extensions :func:`write_animation` writes.
+#: Extensions the animation writers (:func:`trajopt.plotting.movie.write_movie`) write.
 ANIMATION_EXTENSIONS = (".gif", ".mp4")
 #: Size of animation frames: inches at :data:`ANIMATION_DPI` (600 x 600 pixels).
 ANIMATION_SIZE = (6.0, 6.0)
