@@ -4,7 +4,7 @@ For a model ``xdot = f(x, u, t, d)``, the rows of ``f`` that a control can
 change, ``f_a(x, u)`` (the rows whose Jacobian ``df/du`` is not structurally
 zero: the velocity derivatives of a mechanical system; never ``qdot = E(q) v``),
 should vanish for the model to stay at ``x``. The equilibrium control is the
-bounded least-squares solution
+bounded least-squares solution::
 
     u* = argmin_{lb <= u <= ub} |f_a(x, u, t, d)|^2
 

@@ -16,7 +16,7 @@ Input ``u`` (3 n + 6 m + nj): the forces ``f_i`` (3) of the ``n`` point
 contacts, then the wrenches ``F_i = [f_i; tau_i]`` (6) of the ``m`` surface
 contacts, then the joint velocities ``qdot_j`` (nj). Forces and moments are in
 WORLD axes, the moment about the contact frame's origin (pinocchio's
-LOCAL_WORLD_ALIGNED), as DESIGN.md's contact forces; a point force acts at the
+LOCAL_WORLD_ALIGNED), like every contact force of the project; a point force acts at the
 frame origin.
 
 Flow map (a true time derivative of ``x``)::
@@ -39,7 +39,7 @@ joint accelerations: the joint torques that hold them at zero are
 modelled (the joint velocities are inputs), so the dynamic coupling
 ``M_bj qddot_j`` of a moving leg on the base is neglected.
 
-Two formulations of the same dynamics (as :class:`models.ContactDynamics`):
+Two formulations of the same dynamics (as :class:`models.contact_dynamics.ContactDynamics`):
 
 - ``"forward"`` (the flow map above): ``u = [F; qdot_j]``.
 - ``"inverse"``: ``u = [F; qdot_j; a_B]``, the base acceleration a decision
@@ -75,7 +75,7 @@ Gimbal lock. ``E(e)`` contains ``1 / cos(pitch)``: the chart is singular at
 :meth:`base_acceleration`, ..., and :meth:`from_multibody`) raise
 ``ValueError`` when ``|cos(pitch)| < SINGULAR_COS`` and issue a
 :class:`GimbalLockWarning` when the pitch is within :data:`GIMBAL_LOCK_MARGIN`
-of ``+-pi/2``; symbolic calls are not checked (DESIGN.md). Optimal-control
+of ``+-pi/2``; symbolic calls are not checked. Optimal-control
 problems bound the pitch by :data:`MAX_PITCH`. Use the quaternion state of the
 multibody model for motions that pitch further.
 
@@ -139,7 +139,19 @@ def check_pitch(pitch: float, name: str = "x") -> None:
 
 
 class FloatingBaseModel(Model):
-    """OCS2-style floating-base flow map of a multibody robot (module docstring).
+    """OCS2-style floating-base flow map of a multibody robot.
+
+    The state is ``x = [v_B; w_B; r; e; q_j]`` (12 + nj): the base's linear and angular velocity
+    (m/s, rad/s, base axes), its position (m, world frame), its ZYX Euler angles ``e = (yaw, pitch,
+    roll)`` (rad) and the actuated joint positions. The input ``u`` stacks the 3D forces of the point
+    contacts and the 6D wrenches of the surface contacts (N, N m; world axes), the joint velocities
+    and, for the ``"inverse"`` formulation, the base acceleration ``a_B`` (6). The flow map and its
+    assumptions are stated in :mod:`models.floating_base`.
+
+    Attributes: ``robot``, ``formulation``, ``nj`` (actuated joints),
+    ``contacts`` (points, then surfaces), ``contact_slices`` (the input entries
+    of each contact), ``force_slice`` (all contact entries),
+    ``joint_velocity_slice``, ``base_acceleration_slice`` (empty for ``"forward"``).
 
     Parameters
     ----------
@@ -163,11 +175,6 @@ class FloatingBaseModel(Model):
     name:
         Prefix of the generated functions' names (default
         ``<robot.name>_floating_base_<formulation>``, ``_ocs2`` appended for that convention).
-
-    Attributes: ``robot``, ``formulation``, ``nj`` (actuated joints),
-    ``contacts`` (points, then surfaces), ``contact_slices`` (the input entries
-    of each contact), ``force_slice`` (all contact entries),
-    ``joint_velocity_slice``, ``base_acceleration_slice`` (empty for ``"forward"``).
     """
 
     def __init__(

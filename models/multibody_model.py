@@ -7,7 +7,7 @@ kind); each is one ``casadi.Function`` built on first use and cached on the
 model (:meth:`casadi_function`). :meth:`MultibodyModel.compile` moves the
 numeric calls of the hot functions to generated C (:mod:`models.compiled`).
 
-Conventions (DESIGN.md):
+Conventions (docs/conventions.md):
 
 - ``x = [q; v]``, ``q = [x, y, z, qw, qx, qy, qz, joints]`` for a floating base
   (position in the world frame), ``v = [v_body, w_body, joint rates]``.

@@ -11,7 +11,7 @@ with respect to a tangent perturbation ``q (+) delta`` (:func:`trajopt.sim.integ
   world-aligned linear frame Jacobian.
 
 Tasks are stacked (rows scaled by ``sqrt(weight)``) and every iteration takes
-the damped least-squares step
+the damped least-squares step::
 
     delta = argmin |J delta + r|^2 + lambda |delta|^2 = -J^T (J J^T + lambda I)^-1 r,
     q <- q (+) step * delta,

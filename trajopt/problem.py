@@ -1,6 +1,6 @@
 """The optimal-control problem: model, horizon, costs, constraints, bounds, initial guess.
 
-A :class:`Problem` states *what* to solve, independently of the transcription:
+A :class:`Problem` states *what* to solve, independently of the transcription::
 
     minimize    sum integral_0^tf l(x, u, p) dt + sum phi(x(tf), p_f)
     subject to  xdot = f(x, u, t)                          (model)

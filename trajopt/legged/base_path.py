@@ -1,7 +1,7 @@
 """A nominal base path that obeys gravity in flight: the initial guess of jumps and pronks.
 
 For a gait whose feet never all leave the ground the base moves uniformly by
-the commanded displacement (:meth:`LeggedProblem._reference_states`). A
+the commanded displacement (``LeggedProblem._reference_states``). A
 schedule with flight phases (knots where no foot is in stance) needs more: a
 base moving uniformly through a flight violates the dynamics by ``m g`` at
 every flight knot, and IPOPT started there spent up to 300 iterations on the

@@ -30,7 +30,7 @@ feet positions from the full model's kinematics of
 The footholds, the reference motion, the reference forces (the weight shared
 by the stance feet) and the initial guess are those of the full-dynamics
 :class:`LeggedProblem` on the same robot, schedule and weights
-(:attr:`KinodynamicProblem.full_problem`), converted with
+(``KinodynamicProblem.full_problem``), converted with
 ``FloatingBaseModel.from_multibody``; solving ``full_problem`` gives the
 torque-level plan to compare with. The cost uses the same
 :class:`LeggedWeights`: base velocity, position and orientation (differences

@@ -1,7 +1,7 @@
 """The legged-robot optimal-control problem (any floating-base model with point feet).
 
 :class:`LeggedProblem` is a :class:`trajopt.Problem` on a
-:class:`models.ContactDynamics` model: decision variables per knot are the
+:class:`models.contact_dynamics.ContactDynamics` model: decision variables per knot are the
 state ``x = [q; v]``, the joint torques ``u``, the WORLD-frame contact forces
 ``f`` of the feet, and (``formulation="inverse"``, the default) the
 accelerations ``a``. Given a :class:`ContactSchedule` it imposes
@@ -292,6 +292,7 @@ class LeggedProblem(Problem):
     # ------------------------------------------------------------ helpers
     @property
     def n_feet(self) -> int:
+        """Number of feet (contact points)."""
         return self.robot.nc
 
     def foot_force_slice(self, i: int) -> slice:

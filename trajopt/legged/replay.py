@@ -51,6 +51,7 @@ class ReplayResult:
     contact_forces: np.ndarray
 
     def summary(self) -> str:
+        """One line: the largest base position (m), orientation (deg) and foot drifts (m) of the replay."""
         return (
             f"replay drift over {len(self.states)} knots: base position {self.base_position_drift.max():.3g} m, "
             f"base orientation {np.degrees(self.base_orientation_drift.max()):.3g} deg, feet {self.foot_drift.max():.3g} m"

@@ -56,15 +56,18 @@ class MujocoPlant:
         self.standing_height = float(x0[2])
 
     def state(self) -> np.ndarray:
+        """The robot's state now, in our nominal convention (n,)."""
         return self.robot.state(self.data)
 
     def step(self, u: np.ndarray, force: np.ndarray) -> None:
+        """Advance one ``dt`` with torques ``u`` (nominal order, N m) and a WORLD force on the root body (N)."""
         self.data.ctrl[:] = self.robot.to_ctrl(u)
         self.data.xfrc_applied[self.root, :3] = force
         mujoco.mj_step(self.robot.model, self.data)
         self.t += self.dt
 
     def fallen(self) -> bool:
+        """True when the base dropped below half its standing height, a body touches the ground, or the state is not finite."""
         low = self.robot.floating and self.data.qpos[2] < 0.5 * self.standing_height
         return bool(low or self.robot.body_contacts(self.data) or not np.isfinite(self.data.qpos).all())
 

@@ -75,9 +75,11 @@ class Controller(Protocol):
     torques for plain motors.
     """
 
-    def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None: ...
+    def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None:
+        """Prepare for a run on ``robot`` (track's private copy) following ``plan``."""
 
-    def __call__(self, i: int, x: np.ndarray, data: "mujoco.MjData") -> np.ndarray: ...
+    def __call__(self, i: int, x: np.ndarray, data: "mujoco.MjData") -> np.ndarray:
+        """The actuator commands (nominal order) at step ``i``, nominal state ``x`` and MuJoCo's ``data``."""
 
 
 class PDFeedforward:
@@ -95,6 +97,7 @@ class PDFeedforward:
         self.kp, self.kd = kp, kd
 
     def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None:
+        """Set the PD gains (robot defaults where None) in ``robot``'s joint actuators."""
         ours = robot.robot
         nj = ours.nv - (6 if robot.floating else 0)
         if ours.nu != nj or not np.array_equal(ours.B_func()[ours.nv - nj :], np.eye(nj)):
@@ -113,6 +116,7 @@ class PDFeedforward:
         return self.commands[i]
 
     def describe(self) -> str:
+        """One line naming the controller and its gains (N m/rad, N m s/rad)."""
         kp, kd = self.gains
         return f"PD + feed-forward (Kp {_gain_text(kp)} N m/rad, Kd {_gain_text(kd)} N m s/rad)"
 
@@ -140,6 +144,7 @@ class Feedforward(PDFeedforward):
         super().__init__(0.0, 0.0)
 
     def describe(self) -> str:
+        """One line naming the controller."""
         return "feed-forward only"
 
 
@@ -197,6 +202,7 @@ class TimeVaryingLQR:
         return np.concatenate(out)
 
     def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None:
+        """Compute the LQR gains along ``plan`` from MuJoCo's linearization (``mjd_transitionFD``)."""
         model, nv, nu = robot.model, robot.nv, robot.model.nu
         n = len(plan.times) - 1
         pd, rollout_robot = PDFeedforward(), robot.copy()
@@ -233,6 +239,7 @@ class TimeVaryingLQR:
         return self.plan.torques[i] - (self.gains[i] @ dx)[self.robot.u_inverse]
 
     def describe(self) -> str:
+        """One line naming the controller and its weights."""
         q, v = (", ".join(f"{w:g}" for w in ws) for ws in (self.q_weights, self.v_weights))
         return f"time-varying LQR on mjd_transitionFD (Q: positions {q}, velocities {v} for base position, orientation, joints; R {self.r:g})"
 
@@ -272,10 +279,12 @@ class TrackingResult:
 
     @property
     def max_position_error(self) -> float:
+        """Largest base position error over the run (m)."""
         return float(self.base_position_error.max())
 
     @property
     def max_orientation_error(self) -> float:
+        """Largest base orientation error over the run (rad)."""
         return float(self.base_orientation_error.max())
 
     def summary(self) -> str:

@@ -6,7 +6,7 @@ flies a quadrotor-like body (two crossed arms with rotors, and body axes)
 along a trajectory resampled to the frame rate: positions linearly, attitudes
 by spherical linear interpolation (slerp) of the quaternions.
 
-Quaternions are ``[qw, qx, qy, qz]`` (Hamilton, body to world, DESIGN.md);
+Quaternions are ``[qw, qx, qy, qz]`` (Hamilton, body to world, docs/conventions.md);
 positions are in the world frame [m]; times in seconds.
 """
 from __future__ import annotations
@@ -30,6 +30,7 @@ from .rigid_body import AXIS_COLORS, label_axes_3d, rotation_matrices, set_equal
 ANIMATION_EXTENSIONS = (".gif", ".mp4")
 #: Size of animation frames: inches at :data:`ANIMATION_DPI` (600 x 600 pixels).
 ANIMATION_SIZE = (6.0, 6.0)
+#: Resolution of animation frames (dots per inch).
 ANIMATION_DPI = 100
 
 

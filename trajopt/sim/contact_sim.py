@@ -163,6 +163,7 @@ class ContactSimResult:
 
     @property
     def success(self) -> bool:
+        """True when the simulation reached its end (status ``"ok"``)."""
         return self.status == "ok"
 
     @property

@@ -3,7 +3,7 @@
 ``integrate(model, q, v, dt)`` moves each joint's configuration along the
 constant tangent velocity ``v`` for the time ``dt``, as ``pinocchio.integrate(
 model, q, v * dt)`` does, but in our configuration convention (quaternions
-``[qw, qx, qy, qz]``, DESIGN.md). Per joint, with ``nu = v_joint dt``:
+``[qw, qx, qy, qz]``, docs/conventions.md). Per joint, with ``nu = v_joint dt``:
 
 - free-flyer ``[p, quat]`` with body twist ``nu = [v; w]``: the SE(3)
   exponential, ``(R+, p+) = (R, p) exp6(nu)``, i.e. ``p+ = p + R Jl(w) v``

@@ -68,6 +68,7 @@ class SimResult:
 
     @property
     def success(self) -> bool:
+        """True when the simulation reached its end (status ``"ok"``)."""
         return self.status == "ok"
 
 

@@ -141,7 +141,7 @@ def check_nlpsol_options(options: Optional[Mapping[str, Any]], plugin: str = "ip
 
 
 def casadi_message(err: BaseException) -> str:
-    """The text of a CasADi ``RuntimeError`` without its C++ source locations (``.../file.cpp:123: ``) and call-stack lines."""
+    """The text of a CasADi ``RuntimeError`` without its C++ source locations (``.../file.cpp:123:``) and call-stack lines."""
     lines = []
     for line in str(err).splitlines():
         line = _SOURCE.sub("", line).strip()

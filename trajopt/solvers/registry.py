@@ -16,7 +16,7 @@ the backend and options it solves best with (:attr:`trajopt.Problem.solve_defaul
 e.g. the legged problems' contact formulation); arguments given here win.
 
 A failed solve never raises: the :class:`~trajopt.Solution` carries the
-backend's status, ``success = False`` and the last iterate (design rule 6).
+backend's status, ``success = False`` and the last iterate.
 Bad arguments raise ``ValueError`` naming the argument.
 """
 from __future__ import annotations

@@ -163,6 +163,7 @@ class InStageOrder:
         return res
 
     def stats(self) -> Dict[str, Any]:
+        """The wrapped solver's statistics, with ``return_status`` from this wrapper's own status."""
         stats = dict(self.solver.stats())
         stats["return_status"] = self.status(stats)
         return stats

@@ -2,7 +2,7 @@
 
 A transcription turns the continuous problem into stage-wise NLP pieces, each a
 ``casadi.Function`` of one interval that the NLP maps over the N - 1 intervals
-(DESIGN rule 3):
+(one stage function, never one expression repeated N times):
 
 ``interval_function(model, running_cost)``
     inputs (by name, any subset of) ``x, u, z, x_next, u_next, f, f_next, t, h,

@@ -5,7 +5,7 @@ with the control held at ``u_k`` (zero-order hold) and the model's dynamics
 parameters held at ``d_k``; the end state and the defect are::
 
     x_end  = apply_dx(x_k, sigma(h)),    sigma' = C(x_k, x_k (+) sigma) f(x_k (+) sigma, u_k, t, d_k)
-    defect = state_error(x_{k+1}, x_end)                         (m rows, DESIGN rule 4)
+    defect = state_error(x_{k+1}, x_end)                         (m rows, on the manifold)
 
 The running cost is, by default (``cost="integrated"``), an extra quadrature
 state of the same integrator, ``J' = l(x_k (+) sigma, u_k, p(t))`` with

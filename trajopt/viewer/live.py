@@ -55,6 +55,7 @@ class LiveViewer:
         meshcat = require_viz("meshcat")["meshcat"]
         with contextlib.redirect_stdout(io.StringIO()):  # meshcat prints its URL; callers print theirs
             self.visualizer = meshcat.Visualizer(zmq_url=zmq_url)
+        #: The viewer's address (``http://127.0.0.1:PORT/static/``), to open in a browser.
         self.url: str = self.visualizer.url()
 
     def display(self, scene: Scene) -> None:

@@ -114,6 +114,7 @@ class Scene:
 
     @property
     def duration(self) -> float:
+        """Length of the motion (s): the last sample time."""
         return float(self.times[-1])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
