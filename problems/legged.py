@@ -42,8 +42,13 @@ def go1_trot(
     step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6,
     formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, torque_scale: float = 1.0,
 ) -> LeggedProblem:  # fmt: skip
-    """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m); ``torque_scale``
-    scales the URDF torque limits (the constrained trot of ``bench/go1_trot.py``: mu 0.3, 0.6)."""
+    """Go1 trot: diagonal pairs alternate, 30 intervals of 0.02 s per cycle, step 0.15 m, apex 0.08 m.
+
+    ``step`` is the base displacement per cycle (m), ``apex`` the swing feet's height (m), ``mu``
+    the friction coefficient, ``dt`` the knot spacing (s), ``period`` the cycle's duration (s), ``N``
+    the number of knots instead of ``dt``; ``torque_scale`` scales the URDF torque limits (the
+    constrained trot of ``bench/go1_trot.py``: mu 0.3, 0.6). Returns a
+    :class:`trajopt.legged.LeggedProblem`."""
     return _periodic_gait(Go1(mu=mu, torque_scale=torque_scale), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
 
 
@@ -73,7 +78,7 @@ JUMP_IPOPT_OPTIONS = {"obj_scaling_factor": 10.0, "mu_strategy": "monotone"}
 
 @register("go1-jump")
 def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None) -> LeggedProblem:
-    """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m).
+    """Go1 forward jump: ``knots`` = crouch and push-off, flight, landing knots; ``length`` forward (m).
 
     The push-off runs at the torque limits, so with collocated controls their
     rate is penalized (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see
