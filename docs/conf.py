@@ -34,7 +34,8 @@ extensions = [
     "trajopt_docs",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", str(PAGES_DIR), "tutorials", "getting_started", "**/sg_execution_times.rst", "sg_execution_times.rst"]
+# the galleries' sources, and the index of the one-page getting-started gallery (the page itself is in the toctree)
+exclude_patterns = ["_build", str(PAGES_DIR), "tutorials", "getting_started", "auto_getting_started/index.rst"]
 templates_path = []
 
 # every reference must resolve (trajopt_docs.xref renders other libraries' names as text)

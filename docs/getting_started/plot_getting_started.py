@@ -23,7 +23,7 @@ Nothing is downloaded at run time: the robots' URDFs and meshes come from the
 
 To build this documentation as well, install the ``docs`` extra and run
 Sphinx from the repository root (the build runs every tutorial; see
-:doc:`/contributing_docs`):
+:doc:`/building_docs`):
 
 .. code-block:: bash
 

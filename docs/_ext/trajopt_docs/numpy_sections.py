@@ -22,5 +22,7 @@ def numpy_sections(app, what, name, obj, options, lines) -> None:
 
 def add_napoleon_settings(app) -> None:
     """Register napoleon's configuration values, which :func:`numpy_sections` reads."""
-    for name, default, rebuild, *_types in Config._config_values:
+    values = Config._config_values  # a dict before Sphinx 8.2, then (name, default, rebuild, types) tuples
+    entries = values.items() if isinstance(values, dict) else ((v[0], v[1:]) for v in values)
+    for name, (default, rebuild, *_types) in entries:
         app.add_config_value(name, default, rebuild)
