@@ -57,7 +57,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": ["auto_getting_started", "auto_tutorials"],
     "filename_pattern": r".*\.py$",
     "within_subsection_order": "FileNameSortKey",
-    "image_scrapers": ("matplotlib", "trajopt_docs.scraper.output_files"),
+    "image_scrapers": ("trajopt_docs.scraper.output_files", "matplotlib"),
     "abort_on_example_error": True,
     "remove_config_comments": True,
     "download_all_examples": False,

@@ -7,6 +7,11 @@ block this scraper moves the new PNG and GIF files there into the gallery's
 images, shown under the block, and each HTML page into :data:`PAGES_DIR`,
 copied next to the tutorial's built page (``html_extra_path``) and shown
 under the block in a frame with a link that opens it alone.
+
+It runs before sphinx-gallery's matplotlib scraper: a block that wrote its
+pictures to files (``plot_solution(solution, path="trot.png")``) is shown by
+those files, and the figures it left open are closed rather than shown a
+second time; a block that wrote none has its open figures shown as usual.
 """
 from __future__ import annotations
 
@@ -43,7 +48,12 @@ def output_files(block, block_vars, gallery_conf) -> str:
         target = Path(next(block_vars["image_path_iterator"])).with_suffix(picture.suffix.lower())
         shutil.move(picture, target)
         images.append(target)
-    rst = figure_rst(images, gallery_conf["src_dir"]) if images else ""
+    rst = ""
+    if images:
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+        rst = figure_rst(images, gallery_conf["src_dir"])
     gallery = Path(block_vars["target_file"]).parent.relative_to(docs)
     for page in _new_files(source.parent, (".html",)):
         destination = docs / PAGES_DIR / gallery / page.name
