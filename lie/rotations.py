@@ -96,7 +96,11 @@ def _turned(q0: Any, dphi: Any) -> Any:
 
 
 class RotationParam:
-    """Base of the parameterizations: the public maps, written once (see module docstring).
+    """Base of the attitude parameterizations (:class:`UnitQuaternion`, :class:`MRP`, ...): the maps, written once.
+
+    Every parameterization converts to and from unit quaternions
+    ``[qw, qx, qy, qz]`` (body to world) and rotation matrices, and gives its
+    kinematics ``pdot = K(p) w`` for the body angular velocity ``w`` (rad/s).
 
     A subclass sets ``size``, ``name`` and four plain functions: ``_to_quat``,
     ``_from_quat``, ``_kinematics`` (``K(p)``) and ``_kinematics_inv`` (``K(p)^-1``).

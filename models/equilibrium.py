@@ -73,7 +73,9 @@ def _bounded_step(J: np.ndarray, r: np.ndarray, u: np.ndarray, lower: np.ndarray
 
 
 def equilibrium_controls(model: Any, states: np.ndarray, times: np.ndarray, params: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """The equilibrium control (module docstring) at each of ``states`` (K, n), at ``times`` (K,) with
+    """The controls that hold ``model`` still: at each of ``states`` (K, n), the bounded
+    least-squares solution ``u*`` of the control-dependent state rates ``f_a(x, u) = 0``
+    (Gauss-Newton steps from ``clip(0, lower, upper)``), at ``times`` (K,) with
     dynamics parameters ``params`` (K, nd), within ``[lower, upper]`` (K, m): an array (K, m)."""
     fn = model.casadi_function("equilibrium_residual")
     K, m = states.shape[0], model.control_dim

@@ -113,7 +113,7 @@ SINGULAR_COS = 1e-9
 #: Widths of a point contact's force and a surface contact's wrench in ``u``.
 POINT_WIDTH, SURFACE_WIDTH = 3, 6
 FORMULATIONS = ("forward", "inverse")
-#: ``d/dt v_B`` as the derivative of the base velocity (``"spatial"``) or with OCS2's ``+ w_B x v_B`` (module docstring).
+#: ``d/dt v_B`` as the derivative of the base velocity (``"spatial"``) or with OCS2's added ``w_B x v_B`` (``"ocs2"``).
 CONVENTIONS = ("spatial", "ocs2")
 
 
@@ -122,7 +122,8 @@ class GimbalLockWarning(UserWarning):
 
 
 def check_pitch(pitch: float, name: str = "x") -> None:
-    """Raise ``ValueError`` at gimbal lock, warn (:class:`GimbalLockWarning`) near it (module docstring)."""
+    """Raise ``ValueError`` when ``|cos(pitch)| < SINGULAR_COS`` (gimbal lock of the ZYX Euler angles),
+    warn with :class:`GimbalLockWarning` when ``pitch`` (rad) is within :data:`GIMBAL_LOCK_MARGIN` of ``+-pi/2``."""
     c = abs(np.cos(pitch))
     if c < SINGULAR_COS:
         raise ValueError(
@@ -255,7 +256,7 @@ class FloatingBaseModel(Model):
 
     # --------------------------------------------------------------- dynamics
     def continuous_dynamics(self, x: Any, u: Any, t: Any) -> Any:
-        """The flow map ``xdot`` (12 + nj) of the module docstring (``t`` unused).
+        """The flow map ``xdot`` (12 + nj): ``[d/dt v_B; d/dt w_B; R(e) v_B; E(e) w_B; qdot_j]`` (``t`` unused).
 
         ``d/dt [v_B; w_B]`` is :meth:`base_acceleration` (``"forward"``) or the
         input's ``a_B`` (``"inverse"``), plus ``[w_B x v_B; 0]`` with

@@ -24,7 +24,8 @@ from .registry import register
 
 
 def swing_up(model, x_start: Sequence[float], N: int, tf: float, q_weight: float, r_weight: float, name: str) -> Problem:
-    """Rest-to-rest swing-up from ``x_start`` to the upright equilibrium (module docstring)."""
+    """Rest-to-rest swing-up of ``model`` from ``x_start`` to the upright equilibrium in ``tf`` s on ``N``
+    knots, minimizing the control effort, within the control bounds, ending at rest upright."""
     goal = np.zeros(model.state_dim)
     problem = Problem(model, N=N, tf=tf, x0=np.asarray(x_start, dtype=float), name=name)
     problem.add_cost(QuadraticCost(model, np.full(model.error_dim, q_weight), np.full(model.control_dim, r_weight), x_ref=goal))

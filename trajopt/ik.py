@@ -156,7 +156,15 @@ def clik(
     adaptive_damping: bool = False,
     joint_limits: str = "qp",
 ) -> IKResult:
-    """Solve for a configuration placing the target frames (module docstring).
+    """A configuration (our convention, nq,) that places the target frames, by damped least squares.
+
+    Each iteration stacks the targets' errors (position in m and, for full
+    poses, orientation in rad, each scaled by its weight) and their frame
+    Jacobians and takes the damped least-squares step ``-J^T (J J^T +
+    lambda I)^-1 r`` on the configuration manifold; joint limits are kept by
+    a QP (``joint_limits="qp"``), by clamping (``"clamp"``) or not at all
+    (``"none"``). Returns an :class:`IKResult` (``q``, ``success``, the
+    iterations, the final errors).
 
     ``model``: a MultibodyModel or ``pinocchio.Model``; ``targets``: one or
     several :class:`FrameTarget`; ``q0`` (nq,, our quaternion convention):

@@ -59,7 +59,12 @@ def chart_rate(
 
 
 class Integrator(ABC):
-    """A one-step method applied in the chart of the step's start point (module docstring)."""
+    """A one-step method: from ``x_k`` and a control held over the step, the state ``h`` seconds later.
+
+    It integrates the chart ODE ``sigma' = C(x_k, x_k (+) sigma) f(x_k (+) sigma, u_k, t)``
+    from ``sigma(0) = 0`` and returns ``apply_dx(x_k, sigma(h))``, so each method keeps its
+    classical order on the manifold and quaternions stay unit.
+    """
 
     #: short name ("rk4", ...)
     name: str

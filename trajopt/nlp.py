@@ -66,7 +66,13 @@ class Trajectory:
 
 
 class NLP:
-    """The transcribed problem: symbols, bounds, parameters and layout (module docstring).
+    """A problem transcribed into a nonlinear program: decision variables, objective, constraints, bounds.
+
+    The decision vector holds the knots' states and controls (or tangent
+    perturbations with ``chart=True``) and the transcription's interval
+    variables in stage order; numeric data (fixed ``tf``, references,
+    constraint parameters) enter through the parameter vector ``p``, so the
+    program is re-solved with new data without being rebuilt.
 
     Attributes used by solvers: ``w``, ``p`` (MX symbols), ``f``, ``g`` (MX
     expressions), ``var_stage`` (stage of each entry of ``w``, -1 for ``tf``)

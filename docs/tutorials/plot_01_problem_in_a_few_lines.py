@@ -39,8 +39,8 @@ print(solution.summary())
 # ``Q`` has 12 weights and the goal constraint 12 equations. ``u_ref`` is the
 # hover thrust, so the control cost penalizes the deviation from hovering.
 #
-# ``solve`` picks IPOPT; ``print_level=0`` silences its log (the default
-# prints it). The solution holds the states and controls at the knots
+# ``solve`` picks IPOPT; ``print_level=0`` (the default) keeps it silent,
+# ``print_level=5`` prints its iteration log. The solution holds the states and controls at the knots
 # (``solution.states`` is ``(N, 13)``, ``solution.controls`` ``(N, 4)``),
 # the status, the iterations, the objective and the largest constraint
 # violation.

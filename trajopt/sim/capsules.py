@@ -161,7 +161,8 @@ def _clip01(x: float) -> float:
 
 
 def capsule_distance(a0: Any, a1: Any, radius_a: float, b0: Any, b1: Any, radius_b: float) -> CapsuleDistance:
-    """Signed distance, closest points, witness points and normal of two capsules (world segments, module docstring)."""
+    """Signed distance (m, negative in penetration), closest points, witness points and unit normal (A to B)
+    of two capsules with world segments ``a0``-``a1``, ``b0``-``b1`` and radii ``radius_a``, ``radius_b`` (m)."""
     a0, a1, b0, b1 = (B.vector(p, 3, name) for p, name in ((a0, "a0"), (a1, "a1"), (b0, "b0"), (b1, "b1")))
     s, t = closest_segment_parameters(a0, a1, b0, b1)
     pa, pb = a0 + s * (a1 - a0), b0 + t * (b1 - b0)

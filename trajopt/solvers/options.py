@@ -97,7 +97,8 @@ def _describe(value: Any) -> str:
 
 
 def check_ipopt_options(options: Optional[Mapping[str, Any]]) -> None:
-    """Raise ``ValueError`` naming every IPOPT option of ``options`` that IPOPT rejects (module docstring).
+    """Raise ``ValueError`` naming every IPOPT option of ``options`` that IPOPT rejects (an unknown name,
+    a value of the wrong type or outside its range), before any problem is built.
 
     ``TypeError`` when ``options`` is not a mapping of option names (str) to values.
     """

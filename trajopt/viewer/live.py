@@ -49,7 +49,7 @@ def has_display() -> bool:
 
 
 class LiveViewer:
-    """A meshcat server showing scenes (module docstring)."""
+    """A meshcat server (started, or reached at ``zmq_url``) showing scenes in a browser at :attr:`url`."""
 
     def __init__(self, zmq_url: Optional[str] = None) -> None:
         meshcat = require_viz("meshcat")["meshcat"]

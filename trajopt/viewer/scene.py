@@ -100,7 +100,8 @@ class Arrows:
 
 @dataclass(eq=False)
 class Scene:
-    """A solution ready to draw (module docstring)."""
+    """Everything the viewer draws, sampled at ``times`` (s): the bodies' meshes and world poses,
+    the force arrows, paths (e.g. the base path), markers (footholds), the ground and a camera hint."""
 
     times: np.ndarray
     bodies: list[Body]
@@ -323,7 +324,10 @@ def solution_scene(
     force_scale: Optional[float] = None,
     max_faces: Optional[int] = MAX_FACES,
 ) -> Scene:
-    """The :class:`Scene` of ``solution`` (module docstring); needs its problem attached."""
+    """The :class:`Scene` that draws ``solution``: its robot's meshes posed by pinocchio at samples of
+    :meth:`~trajopt.Solution.evaluate`, contact forces as arrows (``force_scale`` m/N), footholds,
+    the base path and the ground. ``samples_per_interval`` and ``min_fps`` set the sampling,
+    ``max_faces`` the triangle budget per mesh part. Needs the solution's problem attached."""
     if not isinstance(solution, Solution):
         raise ValueError(f"solution: expected a trajopt.Solution, got {type(solution).__name__}")
     problem = solution.problem
