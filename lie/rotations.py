@@ -296,7 +296,7 @@ class Cayley(RodriguesParam):
     The very same numbers and maps as :class:`RodriguesParam` (a subclass of
     it), under the name a RobotDynamics.jl user looks for. Sign-free; singular
     at a half turn. As an attitude its error is still this package's
-    axis-angle (module docstring), not the Cayley error of Rotations.jl.
+    axis-angle (the full rotation angle), not the Cayley error of Rotations.jl.
     """
 
     name = "Cayley"

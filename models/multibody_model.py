@@ -443,7 +443,8 @@ class MultibodyModel(LieGroupModel):
 
         With actuator torques ``u`` (nu,) as second argument the second matrix
         is ``d vdot/du = M^-1 B`` (nv x nu). Computed as ``-M^-1 d rnea/dx`` at
-        ``a = vdot`` (see the module docstring for the quaternion columns).
+        ``a = vdot``. The columns of the quaternion are derivatives with respect to the raw
+        quaternion: multiply by ``E(q)`` (:meth:`velocity_kinematics`) for tangent derivatives.
         """
         x = self._x(x)
         tau, input_map = self._input(tau)

@@ -248,7 +248,8 @@ _FIELD_TYPES: Dict[str, tuple] = {"str": (str,), "bool": (bool,), "int": (int,),
 
 
 def _read(source: str | os.PathLike | io.BytesIO, where: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-    """``(metadata, arrays)`` of a solution file (a path or its bytes), checked (module docstring); ``ValueError`` naming ``where`` otherwise."""
+    """``(metadata, arrays)`` of a solution file (a path or its bytes), checked: its format tag, fields,
+    types and array shapes; ``ValueError`` naming ``where`` when the file is truncated, of another format or edited."""
     try:
         archive = np.load(source, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:

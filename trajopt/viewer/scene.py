@@ -126,7 +126,8 @@ class Scene:
 
 
 def sample_times(solution: Solution, samples_per_interval: int = 4, min_fps: float = 30.0) -> np.ndarray:
-    """Times from 0 to ``tf``: the knots and evenly spaced points between them (module docstring)."""
+    """Times (s) from 0 to ``tf``: the knots and ``samples_per_interval - 1`` evenly spaced points between
+    each two (more where needed for at least ``min_fps`` samples per second)."""
     if samples_per_interval < 1:
         raise ValueError(f"samples_per_interval: expected an integer >= 1, got {samples_per_interval}")
     intervals = solution.N - 1
@@ -228,7 +229,8 @@ def model_rotor_positions(model: Quadrotor) -> np.ndarray:
 
 
 def inertia_box(mass: float, inertia: np.ndarray) -> np.ndarray:
-    """Edges (3,) of the uniform box with ``mass`` and the diagonal of ``inertia`` (module docstring)."""
+    """Edges (3,) (m) of the uniform box with ``mass`` (kg) and the diagonal of ``inertia`` (kg m^2): how
+    the viewer draws a rigid body that has no mesh."""
     J = np.diag(np.asarray(inertia, dtype=float))
     squares = 6.0 * (J.sum() - 2 * J) / mass
     if (squares < -1e-12 * squares.max()).any() or squares.max() <= 0:
