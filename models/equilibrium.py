@@ -43,7 +43,8 @@ STEP_TOL = 1e-12
 
 def equilibrium_residual_function(model: Any) -> ca.Function:
     """``(x, u, t, [d]) -> (f_a, J_a, affine)``: the control-dependent rows of the model's
-    ``xdot`` (module docstring), their Jacobian with respect to ``u``, and 1 when that
+    ``xdot`` (the rows that vanish at an equilibrium: velocity rates of a mechanical
+    system, never ``qdot = E(q) v``), their Jacobian with respect to ``u``, and 1 when that
     Jacobian does not depend on ``u`` (0 otherwise)."""
     x, u, t = model.symbols(model.symbol_type)
     d = model.param_symbols(model.symbol_type)

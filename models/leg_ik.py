@@ -159,7 +159,7 @@ def leg_ik(geometry: LegGeometry, foot_pos_in_base: np.ndarray) -> np.ndarray:
 
     ``foot_pos_in_base`` is ``(3,)`` (or ``(N, 3)``) in the base frame. Returns
     ``(2, 3)`` (or ``(N, 2, 3)``): row 0 the knee solution with negative
-    ``psi``, row 1 the other (see the module docstring), both on the preferred
+    ``psi`` (``psi`` the angle from the thigh to the calf), row 1 the other, both on the preferred
     hip branch (foot on the zero-pose side of the hip) or, where that branch
     cannot reach the target, on the other one; both rows ``NaN`` where no
     branch reaches it. Angles in ``(-pi, pi]``.

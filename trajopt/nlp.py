@@ -408,7 +408,7 @@ class NLP:
 
 
 def chart_functions(model: Any) -> Dict[str, ca.Function]:
-    """The tangent-chart maps of ``model`` (module docstring), SX:
+    """The tangent-chart maps of ``model`` (knots as perturbations ``d`` of reference states ``xbar``), SX:
 
     ``retract(xbar, d) = apply_dx(xbar, d)``, ``error(x, xbar) = state_error(x, xbar)`` and
     ``gap(x_end, d_next, xbar_next) = d_next - state_error(x_end, xbar_next)``.

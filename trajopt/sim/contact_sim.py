@@ -237,7 +237,8 @@ class ContactSimulator:
     def impact(self, q: np.ndarray, v: np.ndarray, contacts: List[PairContact]) -> Tuple[np.ndarray, np.ndarray]:
         """Post-impact velocity ``v+`` (nv,) and impulses (len(contacts),) of an inelastic impact.
 
-        ``"mass_weighted"``: the QP of the module docstring. ``"projection"``:
+        ``"mass_weighted"``: the kinetic-energy QP ``min (v+ - v)^T M (v+ - v)`` with
+        ``J_n v+ >= 0`` (impulses along the normals only, opening contacts free). ``"projection"``:
         the tutorial's ``v+ = v - J^+ J v``, impulses NaN.
         """
         J = _rows(contacts, self.numerics.nv)
