@@ -40,6 +40,8 @@ templates_path = []
 
 # every reference must resolve (trajopt_docs.xref renders other libraries' names as text)
 nitpicky = True
+# quotes and ellipses only: "--robot" in the command-line reference stays two hyphens
+smartquotes_action = "qe"
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3

@@ -153,3 +153,41 @@ def test_tutorial_runs_in_full_as_a_script(script, tmp_path):
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stderr[-4000:]
     assert list(tmp_path.glob("*.png")), "the tutorial wrote no picture"
+
+
+def _docs_extension():
+    """The documentation's own Sphinx extension (docs/_ext), imported as the build imports it."""
+    pytest.importorskip("sphinx")
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        from trajopt_docs import coverage, packages
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    return coverage, packages
+
+
+def test_reexports_link_to_their_definitions():
+    """``trajopt.solve``, ``lie.so3_exp`` (an alias) and ``trajopt.EULER`` (a constant) point to where they are defined."""
+    _, packages = _docs_extension()
+    import lie
+    import trajopt
+
+    assert packages.definition(trajopt, "solve") == "trajopt.solvers.registry.solve"
+    assert packages.definition(lie, "so3_exp") == "lie.so3.exp"
+    assert packages.definition(trajopt, "EULER") == "trajopt.integrators.EULER"
+    assert "so3_exp" in packages.exports(lie) and "Problem" in packages.exports(trajopt)
+
+
+def test_coverage_check_lists_every_public_object():
+    """What the build requires a docstring and a reference entry of: modules, classes, functions, methods, properties;
+    not private names, not imported names, not the module left out of the reference."""
+    coverage, packages = _docs_extension()
+    found = {name: kind for kind, name, _ in coverage.public_objects()}
+    assert found["trajopt.solvers.registry.solve"] == "function"
+    assert found["models.rigid_body.RigidBody"] == "class"
+    assert found["models.rigid_body.RigidBody.mass"] == "method"
+    assert found["models.legged.LeggedRobot.leg_length"] == "method"  # a property
+    assert found["lie.quaternion"] == "module"
+    assert "trajopt.Problem" not in found  # imported into trajopt, defined in trajopt.problem
+    assert not any(part.startswith("_") for name in found for part in name.split("."))
+    assert not any(packages.is_excluded(name) for name in found)
