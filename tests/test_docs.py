@@ -152,7 +152,7 @@ def test_tutorial_runs_in_full_as_a_script(script, tmp_path):
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stderr[-4000:]
-    assert list(tmp_path.glob("*.png")), "the tutorial wrote no picture"
+    assert list(tmp_path.glob("*.png")) or list(tmp_path.glob("*.html")), "the tutorial wrote no picture or viewer page"
 
 
 def _docs_extension():
