@@ -44,6 +44,7 @@ class Command:
                 raise ValueError(f"command {name}: expected a finite number, got {getattr(self, name)!r}")
 
     def as_array(self) -> np.ndarray:
+        """``[vx, vy, yaw_rate]`` (3,): m/s, m/s, rad/s."""
         return np.array([self.vx, self.vy, self.yaw_rate])
 
 
@@ -76,6 +77,7 @@ class CommandProfile:
 
     @classmethod
     def constant(cls, command: Command) -> "CommandProfile":
+        """A profile holding ``command`` from time 0 on."""
         return cls([0.0], [command])
 
     def at(self, t: float) -> Command:

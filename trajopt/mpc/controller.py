@@ -46,6 +46,8 @@ from .feedback import RiccatiGains
 from .plan import Plan
 from .shift import StageShift, shifted_trajectory
 
+#: How :class:`MPC` solves each tick: ``"rti"`` one real-time iteration (one Gauss-Newton SQP step, :class:`~trajopt.solvers.rti.RtiSolver`),
+#: ``"converged"`` the full solve of its solver (IPOPT by default) to convergence.
 MODES = ("rti", "converged")
 #: Iterations of the real-time-iteration solver that :meth:`MPC.reset` runs at most to converge the first plan.
 RESET_ITERATIONS = 50

@@ -52,6 +52,7 @@ class GaitSchedule:
 
     @classmethod
     def constant(cls, gait: str) -> "GaitSchedule":
+        """One gait (a name of :data:`GAITS`) from time 0 on."""
         return cls([(0.0, gait)])
 
     @classmethod
@@ -64,6 +65,7 @@ class GaitSchedule:
         return cls(pairs)
 
     def gaits(self) -> List[str]:
+        """The gaits' names, one per segment, in time order."""
         return [s.gait for s in self.segments]
 
 

@@ -58,6 +58,7 @@ class KKTPlant:
         self.fall_reason = ""
 
     def state(self) -> np.ndarray:
+        """The true state ``[q; v]`` (nq + nv,) in the robot's convention (base position, quaternion, joints; velocities)."""
         return np.concatenate([self.q, self.v])
 
     def _feet(self) -> tuple:
@@ -70,6 +71,11 @@ class KKTPlant:
         return p, J @ self.v, J, drift
 
     def step(self, u: np.ndarray, force: np.ndarray) -> None:
+        """Advance by ``dt`` with the joint torques ``u`` (nu,) held and the WORLD force ``force`` (3,) (N) on the base.
+
+        The contact set, impacts and the KKT dynamics are those of the module's steps 1-4;
+        ``contact`` and ``forces`` (nc, 3), WORLD, N, are updated.
+        """
         num, nv = self.numerics, self.robot.nv
         p, pdot, J, drift = self._feet()
         candidate = self.contact | ((p[:, 2] <= 0.0) & (pdot[:, 2] <= 0.0))
@@ -104,6 +110,7 @@ class KKTPlant:
         self.t += self.dt
 
     def fallen(self) -> bool:
+        """Whether the state is not finite or the base is below half its standing height; ``fall_reason`` says which."""
         if not np.isfinite(self.q).all() or not np.isfinite(self.v).all():
             self.fall_reason = "non-finite state"
         elif self.q[2] < 0.5 * self.standing_height:

@@ -82,15 +82,19 @@ class ModelPlant:
         self._step = _forced_rk4(model, force_rate)
 
     def state(self) -> np.ndarray:
+        """A copy of the true state ``x`` (n,), in the model's convention."""
         return self._x.copy()
 
     def step(self, u: np.ndarray, force: np.ndarray) -> None:
+        """One RK4 step of ``dt`` with the control ``u`` (nu,) held and the WORLD force ``force`` (3,) (N)
+        on the base; ``ValueError`` for a nonzero force on a model that takes none."""
         if not self.takes_force and np.any(force):
             raise ValueError(f"force: {type(self.model).__name__} takes no external force in this plant")
         self._x = np.asarray(self._step(self._x, u, force, self.t, self.dt)).reshape(-1)
         self.t += self.dt
 
     def fallen(self) -> bool:
+        """Whether the state is no longer finite (our simulator has no ground to fall on)."""
         return not np.isfinite(self._x).all()
 
 

@@ -80,8 +80,10 @@ class KnotChecks:
 class VerificationReport:
     """The result of :func:`verify`: knot checks and the two replays (:class:`.track.TrackingResult`).
 
-    ``cone`` is MuJoCo's (``"elliptic"`` or ``"pyramidal"``), ``plan_friction``
-    the plan's own model (``"pyramid"`` or ``"cone"``, :data:`PLAN_FRICTION`).
+    ``cone`` is MuJoCo's friction cone (``"elliptic"``: ``|f_t| <= mu f_n``, or
+    ``"pyramidal"``: ``|f_x| + |f_y| <= mu f_n``), ``plan_friction`` the plan's
+    own model (``"pyramid"``: ``|f_x|, |f_y| <= mu f_n``, or ``"cone"``:
+    ``|f_t| <= mu f_n``); the friction check judges the plan's.
     """
 
     name: str

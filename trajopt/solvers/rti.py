@@ -81,6 +81,7 @@ class RealTimeIterationStep:
         return {"x": w0 + step, "f": float(data["f"]) + float(qp["cost"]), "lam_x": np.asarray(qp["lam_x"]).reshape(-1), "lam_g": lam_g}
 
     def stats(self) -> Dict[str, Any]:
+        """The last call's ``return_status`` (``"Solve_Succeeded"`` or HPIPM's failure), ``success`` and ``iter_count`` (1)."""
         return dict(self._stats)
 
 
@@ -103,6 +104,8 @@ class RtiSolver(NlpSolver):
 
     @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
+        """``(J, H_upper)`` at the last step's start: the constraint Jacobian and the upper triangle of the
+        Hessian (Gauss-Newton or exact), in the NLP's row order; ``None`` before the first :meth:`solve`."""
         step = self._solvers.get(False) or self._solvers.get(True)
         return None if step is None else step.last_linearization
 

@@ -17,30 +17,20 @@ from types import ModuleType
 
 #: The packages the API reference documents.
 ROOTS = ("lie", "models", "trajopt", "problems")
-#: Public modules left out of the reference, with the reason (see docs/api/index.rst).
-EXCLUDED = {
-    "trajopt.mpc": "being written; its docstrings do not build without warnings yet",
-}
-
 
 def is_ours(dotted: str) -> bool:
     """Whether a dotted name lies in one of :data:`ROOTS`."""
     return dotted.split(".", 1)[0] in ROOTS
 
 
-def is_excluded(dotted: str) -> bool:
-    """Whether a module is one of :data:`EXCLUDED` or lies inside one."""
-    return any(dotted == name or dotted.startswith(name + ".") for name in EXCLUDED)
-
-
 def public_modules() -> list[str]:
-    """Every public module of :data:`ROOTS` (packages included), sorted, without :data:`EXCLUDED`."""
+    """Every public module of :data:`ROOTS` (packages included), sorted."""
     names = []
     for root in ROOTS:
         package = importlib.import_module(root)
         names.append(root)
         for info in pkgutil.walk_packages(package.__path__, prefix=root + "."):
-            if any(part.startswith("_") for part in info.name.split(".")) or is_excluded(info.name):
+            if any(part.startswith("_") for part in info.name.split(".")):
                 continue
             names.append(info.name)
     return sorted(names)

@@ -14,8 +14,10 @@ to the module and class the reference sits in), and:
 - when it belongs to another library (numpy, CasADi, pinocchio, the standard
   library), renders the name as plain text: the build reads no other
   project's inventory (nothing is downloaded). So does a private name of
-  ours (a type hint's ``_Interrupts``) and a name in a module the reference
-  leaves out (:data:`.packages.EXCLUDED`): they have no entry to link to.
+  ours (a type hint's ``_Interrupts``): it has no entry to link to.
+
+A bare name a module imports only for type checking (``if TYPE_CHECKING:
+from distributed import Client``) is followed to the module it comes from.
 
 A target that names no importable object is looked up last by its ending
 among the documented names (``Solution.evaluate`` written in another
@@ -24,14 +26,16 @@ otherwise stays unresolved, so a typo or an ambiguous name fails the build.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import importlib
 import inspect
+from pathlib import Path
 from typing import Any, Optional
 
 from sphinx.util import logging
 
-from .packages import is_excluded, is_ours
+from .packages import is_ours
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +63,22 @@ def _import_path(dotted: str) -> Any:
     return obj
 
 
+def _type_checking_imports(module: str) -> dict[str, str]:
+    """``name -> dotted source`` of the ``from x import y`` lines under ``if TYPE_CHECKING:`` in ``module``."""
+    obj = _import_path(module)
+    source = getattr(obj, "__file__", None) if inspect.ismodule(obj) else None
+    if not source or not source.endswith(".py"):
+        return {}
+    found: dict[str, str] = {}
+    for node in ast.parse(Path(source).read_text()).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for line in node.body:
+                if isinstance(line, ast.ImportFrom) and line.module and line.level == 0:
+                    for alias in line.names:
+                        found[alias.asname or alias.name] = f"{line.module}.{alias.name}"
+    return found
+
+
 def _candidates(target: str, module: Optional[str], cls: Optional[str]) -> list[str]:
     """Dotted names ``target`` may mean: inside the class, inside the module, absolute, and a
     member of the one class of the module that has it (a module docstring's ``:meth:`dynamics```)."""
@@ -69,6 +89,8 @@ def _candidates(target: str, module: Optional[str], cls: Optional[str]) -> list[
     if module:
         names.append(f"{module}.{target}")
     names.append(target)
+    if module and "." not in target and target in _type_checking_imports(module):
+        names.append(_type_checking_imports(module)[target])
     owner = _import_path(module) if module else _MISSING
     if inspect.ismodule(owner):
         first = target.split(".", 1)[0]
@@ -138,8 +160,8 @@ def resolve_missing_reference(app, env, node, contnode):
             continue
         owner = _owner(obj)
         home = owner if owner is not None else tried
-        if not is_ours(home) or is_excluded(home) or tried.rsplit(".", 1)[-1].startswith("_"):
-            return contnode  # another library's name, a module left out of the reference, a private name: plain text  # another library's name: plain text, no inventory is read
+        if not is_ours(home) or tried.rsplit(".", 1)[-1].startswith("_"):
+            return contnode  # another library's name or a private name of ours: plain text
         name = _documented_name(obj, tried, domain.objects)
         if name is None:
             return None  # ours but not documented: stays a broken reference
