@@ -59,7 +59,7 @@ def test_every_page_is_built(site):
     for package in ("lie", "models", "trajopt", "problems"):
         assert (site / "api" / "generated" / f"{package}.html").is_file(), package
     cli = (site / "cli.html").read_text()
-    for command in ("list", "solve", "view", "verify", "sweep"):
+    for command in ("list", "solve", "view", "verify", "sweep", "mpc"):
         assert f"trajopt {command}" in cli, f"the CLI reference has no {command!r} subcommand"
 
 

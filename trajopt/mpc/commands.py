@@ -49,7 +49,8 @@ class Command:
 
 
 def command_limits(robot: object) -> np.ndarray:
-    """``|vx|, |vy|, |yaw_rate|`` limits (3,) of ``robot`` (module docstring)."""
+    """``|vx|, |vy|, |yaw_rate|`` limits (3,) of ``robot``: the Go1's (:data:`GO1_LIMITS`) scaled to its legs,
+    speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over the Go1's."""
     scale = GaitScale.of(robot)
     return np.array([GO1_LIMITS[0] * math.sqrt(scale.length), GO1_LIMITS[1] * math.sqrt(scale.length), GO1_LIMITS[2] / math.sqrt(scale.length)])
 

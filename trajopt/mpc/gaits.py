@@ -70,7 +70,8 @@ class GaitSchedule:
 
 
 class GaitTimeline:
-    """A :class:`GaitSchedule` placed on ``robot`` (module docstring): ``starts`` (s) and per segment its
+    """A :class:`GaitSchedule` placed on ``robot``, a gait change taking effect at the next boundary of the
+    running gait's cycle: ``starts`` (s) and per segment its
     ``period`` (s), duty factor and offsets (4,) in the robot's foot order."""
 
     def __init__(self, schedule: GaitSchedule, robot: Any) -> None:

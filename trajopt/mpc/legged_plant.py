@@ -39,7 +39,14 @@ BAUMGARTE = (400.0, 40.0)
 
 
 class KKTPlant:
-    """``robot`` (a floating-base :class:`models.MultibodyModel` with point feet) from ``x0`` (module docstring)."""
+    """``robot`` (a floating-base :class:`models.MultibodyModel` with point feet) from ``x0``, stepped every ``dt`` (s).
+
+    Rigid, sticking point contacts on the ground ``z = 0``: a foot touching down triggers an
+    inelastic impact; the KKT contact dynamics with Baumgarte terms (:data:`BAUMGARTE`) give the
+    accelerations and forces, a foot whose normal force comes out negative is released;
+    semi-implicit Euler. Friction is unlimited. ``ValueError`` for a robot without a floating base
+    or feet, or a ``dt`` that is not positive.
+    """
 
     def __init__(self, robot: Any, x0: np.ndarray, dt: float = 1e-3) -> None:
         if not getattr(robot, "is_floating", False) or robot.nc == 0:

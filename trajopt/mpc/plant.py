@@ -64,7 +64,8 @@ def rigid_body_force_rate(model: RigidBody) -> ForceRate:
 
 
 class ModelPlant:
-    """Our simulator of ``model`` from ``x0`` with step ``dt`` (module docstring).
+    """Our simulator of ``model`` from ``x0``: one classic RK4 step of ``xdot = f(x, u, t) + G(x) F`` per ``dt`` (s),
+    in the chart of the step's start point, the control ``u`` held and ``F`` the WORLD force (3,) on the base.
 
     ``force_rate``: how a base force enters the state rate (default for a
     :class:`models.RigidBody`: :func:`rigid_body_force_rate`; other models take

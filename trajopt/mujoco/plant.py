@@ -30,7 +30,14 @@ CONTACT_MODELS = ("realistic", "matched")
 
 
 class MujocoPlant:
-    """``robot`` in MuJoCo from state ``x0`` (module docstring)."""
+    """``robot`` in MuJoCo from state ``x0`` (our convention), stepped every ``timestep`` (s).
+
+    ``contact="realistic"``: MuJoCo's default soft contacts with the URDF's foot spheres, joint
+    damping and friction; ``"matched"``: the stiff contacts of :func:`trajopt.mujoco.verify`.
+    ``payload`` (kg) is added to the root body at its centre of mass, ``mu`` sets the ground's
+    friction coefficient; neither is known to the controller. ``ValueError`` for an unknown
+    ``contact``, a negative payload or a ``mu`` that is not positive.
+    """
 
     def __init__(self, robot: Any, x0: np.ndarray, contact: str = "realistic", timestep: float = 1e-3, payload: float = 0.0, mu: Optional[float] = None) -> None:
         if contact not in CONTACT_MODELS:
