@@ -124,23 +124,29 @@ def _text_pixels(shot: np.ndarray) -> float:
     return float((shot.max(axis=2) < 90).mean())
 
 
+#: Pages whose first screen shows a figure of the build's run: getting started, and the MPC tutorial.
+FIGURE_PAGES = ("getting_started/plot_getting_started.py", "tutorials/plot_09_model_predictive_control.py")
+
+
 @pytest.mark.browser
 def test_chromium_renders_the_index_and_a_tutorial(site, tmp_path):
-    """Headless Chromium draws the index (title, text, the theme's sidebar) and the getting-started
-    page with the summary figure of its run (matplotlib's line colours)."""
+    """Headless Chromium draws the index (title, text, the theme's sidebar), and the getting-started
+    page and the MPC tutorial with the figure of their run (matplotlib's line colours) in the window."""
     index = screenshot((site / "index.html").as_uri(), tmp_path / "index.png", budget_ms=2000, window=WINDOW)
     h, w, _ = index.shape
     assert _text_pixels(index[: h // 2, w // 4 :]) > 0.005, "no text drawn on the index page"
     sidebar = index[h // 4 : 3 * h // 4, : w // 8]
     assert (np.abs(sidebar - sidebar.mean(axis=(0, 1))).sum(axis=2) < 10).mean() > 0.6, "no sidebar on the left"
     assert np.abs(sidebar.mean(axis=(0, 1)) - 255).max() > 2, "the sidebar is not shaded (theme not loaded)"
-    page = _page(DOCS / "getting_started" / "plot_getting_started.py")
-    shot = screenshot(page.as_uri(), tmp_path / "tutorial.png", budget_ms=3000, window=(WINDOW[0], 2 * WINDOW[1]))
     # matplotlib's default line colours (tab:blue, tab:orange, tab:green) in the figure of the run
     colours = np.array([[31, 119, 180], [255, 127, 14], [44, 160, 44]])
-    plotted = [(np.abs(shot - c).max(axis=2) < 40).sum() for c in colours]
-    assert min(plotted) > 50, f"the figure of the run is not drawn (pixels of its line colours: {plotted})"
-    assert _text_pixels(shot) > 0.005, "no text drawn on the tutorial page"
+    for script in FIGURE_PAGES:
+        page = _page(DOCS / script)
+        shot = screenshot(page.as_uri(), tmp_path / f"{page.stem}.png", budget_ms=3000, window=(WINDOW[0], 2 * WINDOW[1]))
+        plotted = [(np.abs(shot - c).max(axis=2) < 40).sum() for c in colours]
+        assert min(plotted) > 50, f"{page.name}: the figure of the run is not drawn (pixels of its line colours: {plotted})"
+        assert _text_pixels(shot) > 0.005, f"{page.name}: no text drawn"
+        assert "sphx-glr-script-out" in page.read_text(), f"{page.name}: no printed output of the run"
 
 
 @pytest.mark.slow
