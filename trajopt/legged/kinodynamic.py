@@ -63,7 +63,12 @@ from .schedule import ContactSchedule
 
 
 class KinodynamicProblem(Problem):
-    """A gait of a legged robot on the floating-base (kinodynamic) model (module docstring).
+    """A gait of a legged robot on the floating-base (kinodynamic) model: base twist, position and ZYX
+    Euler angles plus joint positions as state, WORLD contact forces and joint velocities as input.
+
+    The base moves by the whole robot's locked-inertia dynamics, the joints kinematically; the
+    contact, friction, swing and limit constraints and the cost are those of :class:`LeggedProblem`
+    on the same robot and schedule.
 
     Parameters
     ----------

@@ -153,7 +153,14 @@ class LeggedWeights:
 
 
 class LeggedProblem(Problem):
-    """A gait or jump of a legged robot (module docstring); solved by trapezoidal collocation by default.
+    """A gait or jump of a legged robot with full rigid-body dynamics and point feet; solved by trapezoidal collocation by default.
+
+    Variables per knot: the state ``[q; v]``, joint torques, WORLD-frame contact forces and (with
+    ``formulation="inverse"``) accelerations. Constraints: the dynamics, stance feet on their footholds
+    and at rest at touchdown, swing feet above ground and ``swing_apex`` high mid-swing, zero force in
+    swing, friction pyramid or cone, URDF joint and torque limits, the final base position ``p_0 +
+    displacement``. Cost: tracking a base moving uniformly by ``displacement``, torques, forces
+    around an equal share of the weight, accelerations (:class:`LeggedWeights`).
 
     Parameters
     ----------

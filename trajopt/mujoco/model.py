@@ -308,7 +308,9 @@ def build_model(
     joint_friction: bool = False,
     body_collisions: bool = False,
 ) -> MujocoRobot:
-    """A :class:`MujocoRobot` of ``robot`` (module docstring).
+    """A :class:`MujocoRobot` of ``robot``: a compiled MuJoCo model with the same bodies, joints, masses and
+    inertias (from its URDF through MuJoCo's parser, or rebuilt from the ``pinocchio.Model``), contact
+    spheres on its feet and a ground plane.
 
     ``robot`` is a :class:`models.MultibodyModel` (for contacts, with
     kinematics bodies and a friction coefficient ``mu``; 1.0 when it has

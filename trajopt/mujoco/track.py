@@ -83,7 +83,7 @@ class Controller(Protocol):
 
 
 class PDFeedforward:
-    """``tau = u_plan(t) + Kp (q_plan(t) - q) + Kd (qdot_plan(t) - qdot)`` on every joint (module docstring).
+    """``tau = u_plan(t) + Kp (q_plan(t) - q) + Kd (qdot_plan(t) - qdot)`` on every joint, the plan sampled at each MuJoCo step.
 
     ``kp``, ``kd``: scalars or per-joint arrays (nominal joint order); each
     one that is None takes the robot's entry of :data:`DEFAULT_GAINS`. The
@@ -149,7 +149,7 @@ class Feedforward(PDFeedforward):
 
 
 class TimeVaryingLQR:
-    """``u = u_plan(t) - K_i dx``: LQR on MuJoCo's linearization of its own step (module docstring).
+    """``u = u_plan(t) - K_i dx``: time-varying LQR on MuJoCo's linearization of its own step (``mjd_transitionFD``).
 
     ``dx`` is MuJoCo's tangent-space error of the simulated state to the plan
     (``2 nv``: ``mj_differentiatePos`` for positions, free-joint linear parts
@@ -305,7 +305,11 @@ def track(
     fall_tilt: float = np.radians(60.0),
     fall_height: float = 0.5,
 ) -> TrackingResult:
-    """Simulate the plan of ``solution`` in MuJoCo under ``controller`` (module docstring).
+    """Simulate the plan of ``solution`` in MuJoCo under ``controller``, from its initial state, for its
+    duration (``cycles`` times for a periodic plan); returns a :class:`TrackingResult` (simulated and
+    planned trajectories at every step, the base's drift). The robot has fallen, and the
+    simulation stops, when its base tilts more than ``fall_tilt`` (rad) from upright or drops below
+    ``fall_height`` times the planned height.
 
     ``controller``: a name of :data:`CONTROLLERS` (``"pd"``, the default,
     ``"feedforward"``, ``"lqr"``) or an object with ``setup(robot, plan)``
