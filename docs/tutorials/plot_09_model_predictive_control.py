@@ -40,8 +40,8 @@ DURATION = 4.0 if QUICK else 8.0
 # measured``). A push of 1 N s along +y (90 degrees) at t = 2 s, over 0.1 s,
 # is a disturbance the controller does not know about. It prints one line
 # per simulated second, a summary, and writes the per-tick log, the figure
-# and a 3D replay (open it and press play; ``#t=2.5`` at the end of its
-# address starts it at 2.5 s).
+# and a 3D replay of the plant's motion with the push as a red arrow (press
+# play; ``#t=2.05`` at the end of its address shows the moment of the push).
 
 status = main([
     "mpc", "quadrotor-track", "--duration", str(DURATION), "--push", "1,90,2",
