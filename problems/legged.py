@@ -69,7 +69,7 @@ def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: in
 
 @register("go1-stand")
 def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 standing still on four feet for ``duration`` seconds (the balance task of ``trajopt mpc go1-stand``)."""
+    """Go1 standing still on four feet over the horizon (the balance task of ``trajopt mpc go1-stand``)."""
     schedule = gait("stand", dt=dt, period=duration)
     return LeggedProblem(Go1(mu=mu), schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, formulation=formulation, friction=friction, name="go1-stand")
 

@@ -71,8 +71,8 @@ def test_cli_tracks_the_figure_eight_and_writes_its_log_plot_and_html(tmp_path):
         (("go1-trot", "--push", "6;90;2"), "--push: expected IMPULSE,ANGLE_DEG,T"),
         (("no-such-problem",), "unknown problem 'no-such-problem'"),
         (("go1-trot", "--delay", "soon"), "--delay: expected measured, tick or seconds"),
-        (("cartpole", "--vx", "1"), "a velocity command steers a legged robot"),
-        (("go1-jump",), "the receding horizon runs stand, trot, pace and bound"),
+        (("cartpole", "--vx", "1"), "velocity commands and gaits steer a legged robot"),
+        (("go1-jump",), "the receding horizon runs stand, trot, pace, bound"),
     ],
 )
 def test_cli_refuses_bad_input_in_one_line(args, message):
