@@ -113,7 +113,7 @@ for k in (0, 1, 2, len(columns["t"]) - 1):
     )
 write_log(result, task.problem.model, "track_python.parquet", overwrite=True)
 errors = np.linalg.norm(result.states[:, :3] - task.reference(result.times)[:, :3], axis=1)
-print(f"largest position error {100 * errors.max():.1f} cm, at t = {result.times[errors.argmax()]:.2f} s (the push)")
+print(f"largest position error {100 * errors.max():.1f} cm, at t = {result.times[errors.argmax()]:.2f} s (the push starts at {push.start:g} s)")
 
 # %%
 # One real-time iteration against a converged solve
@@ -121,7 +121,7 @@ print(f"largest position error {100 * errors.max():.1f} cm, at t = {result.times
 #
 # ``mode="converged"`` solves each tick's horizon to convergence (IPOPT,
 # warm-started from the previous plan) instead of one SQP step. Its ticks
-# take about ten times as long, beyond the 20 ms period: with plans applied
+# take several times as long, beyond the 20 ms period here: with plans applied
 # when their solve ends (``delay="measured"``, the default) they would arrive
 # late, and how late depends on the machine. To compare the two controllers'
 # plans alone, both runs below apply each plan one tick after its measurement
