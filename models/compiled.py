@@ -2,8 +2,8 @@
 
 CasADi's SX virtual machine costs a few ns per instruction; the same function
 generated as C (``casadi.CodeGenerator``) and compiled with gcc -O1 runs Go1's
-dynamics and their Jacobians 10-16x faster (``bench/dynamics.py``). Design
-rule 5: the library is built once, cached outside the repository, keyed by a
+dynamics and their Jacobians 10-16x faster (``bench/dynamics.py``). The
+library is built once, cached outside the repository, keyed by a
 hash of the function, and never rebuilt while the function is unchanged; the
 pure-CasADi path keeps working without a compiler.
 

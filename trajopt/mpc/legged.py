@@ -102,7 +102,7 @@ REACH = 0.45
 
 @dataclass(frozen=True)
 class LeggedMPCWeights:
-    """Least-squares weights (module docstring): base position (x, y, z), orientation, linear and angular
+    """Least-squares weights of the legged horizon's cost: base position (x, y, z), orientation, linear and angular
     velocity, joint position and velocity, swing foot position, torque; ``terminal_factor`` for the last knot."""
 
     base_position: Sequence[float] = (50.0, 50.0, 200.0)
@@ -117,7 +117,13 @@ class LeggedMPCWeights:
 
 
 class LeggedMPC:
-    """The horizon problem of a quadruped's receding-horizon gait and its per-tick update (module docstring).
+    """The horizon problem of a quadruped's receding-horizon gait and its per-tick update.
+
+    One NLP for every tick: joint torques as controls, the KKT contact dynamics with the stance
+    mask as dynamics parameter, RK multiple shooting, friction pyramids and touchdown rows at every
+    knot whose bounds the gait sets. :meth:`update` moves the gait's phase, the reference (from the
+    commanded velocity, at bounded accelerations) and the swing feet's targets (Raibert footholds
+    with a capture-point correction) to the tick's time.
 
     Parameters
     ----------
@@ -263,7 +269,8 @@ class LeggedMPC:
         return P, PSI, V
 
     def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
-        """The data of a tick at ``t`` with measured state ``x`` (module docstring); the MPC's ``update``."""
+        """Set ``problem``'s data for a tick at ``t`` (s) with measured state ``x``: each knot's stance mask,
+        the base and joint references and the swing feet's targets; the MPC's ``update``."""
         N, h, nq = problem.N, self.dt, self.robot.nq
         x = np.asarray(x, dtype=float)
         self._advance_reference(t, x)

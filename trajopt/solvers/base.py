@@ -2,7 +2,7 @@
 
 A backend (:mod:`trajopt.solvers.ipopt`, :mod:`trajopt.solvers.fatrop`,
 :mod:`trajopt.solvers.sqp`) derives from :class:`NlpSolver` and only says how
-to build its ``casadi.nlpsol`` (:meth:`NlpSolver._create`) and what its
+to build its ``casadi.nlpsol`` (its ``_create`` method) and what its
 statistics mean; :func:`trajopt.solve` picks one by name. The base class
 
 - transcribes the problem once (:class:`trajopt.nlp.NLP`, optionally with
@@ -18,7 +18,7 @@ statistics mean; :func:`trajopt.solve` picks one by name. The base class
   charts stay far from their pi singularity;
 - returns a :class:`~trajopt.Solution` carrying the backend's status, the
   last iterate and the constraint violation checked here, never a bare
-  exception from inside CasADi (design rule 6); options are checked by name
+  exception from inside CasADi; options are checked by name
   before anything is built (:mod:`trajopt.solvers.options`), and Ctrl-C stops
   the backend and raises :class:`trajopt.solvers.interrupt.SolveInterrupted` (a
   ``KeyboardInterrupt``) carrying the last iterate.

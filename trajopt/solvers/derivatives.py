@@ -14,7 +14,7 @@ matrices (a permutation where every nonzero comes from one term, as in the
 Jacobian; one constant sparse product where terms add up, as in the Hessian).
 Building them differentiates one small term at a time (never the whole
 expanded NLP), so large models stay cheap to build, and each stage function is
-the unit of code generation (``compile=True``: design rule 5; the Go1 trot's
+the unit of code generation (``compile=True``, cached on disk; the Go1 trot's
 NLP evaluations take ~6x less time compiled, ``bench/go1_trot.py``).
 Interval terms inline the knot dynamics (the NLP's ``g`` shares
 ``f(x_k, u_k, t_k)`` between neighbouring intervals): the same function of
