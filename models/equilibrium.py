@@ -35,6 +35,8 @@ import casadi as ca
 import numpy as np
 from scipy.optimize import lsq_linear
 
+from .casadi_names import casadi_name
+
 #: Gauss-Newton steps at most (a control-affine model needs one).
 MAX_STEPS = 20
 #: Stop when a step is below this, relative to ``max(1, |u|)``.
@@ -54,7 +56,7 @@ def equilibrium_residual_function(model: Any) -> ca.Function:
     affine = ca.DM(0.0 if ca.depends_on(J_a, u) else 1.0)
     inputs = [x, u, t, *d]
     names = ["x", "u", "t", *["d"] * len(d)]
-    return ca.Function(f"{model.name}_equilibrium_residual", inputs, [f_a, J_a, affine], names, ["f_a", "J_a", "affine"])
+    return ca.Function(casadi_name(f"{model.name}_equilibrium_residual"), inputs, [f_a, J_a, affine], names, ["f_a", "J_a", "affine"])
 
 
 def _bounded_step(J: np.ndarray, r: np.ndarray, u: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

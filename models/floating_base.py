@@ -93,6 +93,7 @@ import numpy as np
 from lie import _backend as B
 from lie import euler_zyx_rate_matrix, euler_zyx_to_quat, euler_zyx_to_rot, quat_to_euler_zyx
 
+from .casadi_names import casadi_name
 from .model import Model
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
@@ -297,7 +298,7 @@ class FloatingBaseModel(Model):
         """SX Function ``<name>_<key>(x, u[, t])`` of one output, common subexpressions merged."""
         x, u, t = self.symbols()
         inputs, names = ([x, u, t], ["x", "u", "t"]) if time else ([x, u], ["x", "u"])
-        return ca.Function(f"{self.name}_{key}", inputs, [output(x, u)], names, ["o0"], {"cse": True})
+        return ca.Function(casadi_name(f"{self.name}_{key}"), inputs, [output(x, u)], names, ["o0"], {"cse": True})
 
     # ------------------------------------------------- symbolic building blocks
     def _multibody_qv(self, x: ca.SX, u: ca.SX) -> Tuple[ca.SX, ca.SX]:

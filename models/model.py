@@ -15,6 +15,7 @@ import numpy as np
 
 from lie import _backend as B
 
+from .casadi_names import casadi_name
 from .equilibrium import equilibrium_controls, equilibrium_residual_function
 from .numeric_call import NumericCall
 
@@ -200,13 +201,13 @@ class Model(ABC):
     def _build_dynamics(self) -> ca.Function:
         x, u, t = self.symbols()
         d = self.param_symbols()
-        return ca.Function(f"{self.name}_dynamics", [x, u, t, *d], [self.continuous_dynamics(x, u, t, *d)], ["x", "u", "t", *["d"] * len(d)], ["xdot"])
+        return ca.Function(casadi_name(f"{self.name}_dynamics"), [x, u, t, *d], [self.continuous_dynamics(x, u, t, *d)], ["x", "u", "t", *["d"] * len(d)], ["xdot"])
 
     def _build_dynamics_jacobian(self) -> ca.Function:
         x, u, t = self.symbols()
         d = self.param_symbols()
         f = self.continuous_dynamics(x, u, t, *d)
-        return ca.Function(f"{self.name}_dynamics_jacobian", [x, u, t, *d], [ca.jacobian(f, x), ca.jacobian(f, u)], ["x", "u", "t", *["d"] * len(d)], ["A", "B"])
+        return ca.Function(casadi_name(f"{self.name}_dynamics_jacobian"), [x, u, t, *d], [ca.jacobian(f, x), ca.jacobian(f, u)], ["x", "u", "t", *["d"] * len(d)], ["A", "B"])
 
     def _check_xu(self, x: Any, u: Any) -> Tuple[Any, Any]:
         return B.vector(x, self.state_dim, "x"), B.vector(u, self.control_dim, "u")

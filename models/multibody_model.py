@@ -31,7 +31,6 @@ articulated-body algorithm in the radial (norm) direction only.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -44,6 +43,7 @@ from lie import LieState, UnitQuaternion
 from lie import _backend as B
 from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
+from .casadi_names import casadi_name
 from .compiled import DEFAULT_OPT, compile_functions
 from .lie_group_model import LieGroupModel
 from .multibody import RigidBodyTree
@@ -88,7 +88,9 @@ class MultibodyModel(LieGroupModel):
         ``B`` (nv x nu) mapping actuator torques to generalized forces. Default:
         the identity on the joint coordinates (every non-base joint actuated).
     name:
-        Prefix of the generated functions' names (letters, digits, underscores).
+        The model's name, any non-empty text; its generated functions are named
+        after it (``<name>_<function>``, made a valid CasADi name by
+        :func:`models.casadi_names.casadi_name`).
     urdf_path:
         The URDF file the model came from, if any: enables the ``"mujoco"``
         vector order (the file's joint order) in :meth:`change_order`.
@@ -103,8 +105,8 @@ class MultibodyModel(LieGroupModel):
         urdf_path: Optional[str] = None,
     ) -> None:
         super().__init__()
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z](_?[A-Za-z0-9])*", name):
-            raise ValueError(f"name: expected letters, digits and single underscores starting with a letter, got {name!r}")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"name: expected a non-empty string, got {name!r}")
         self.name = name
         check_model(pin_model)
         self.tree = RigidBodyTree(pin_model)
@@ -255,7 +257,7 @@ class MultibodyModel(LieGroupModel):
         s = {**self._symbols(), **{k: ca.SX.sym(k, n) for k, n in extra.items()}}
         outs = outputs(s)
         names = [f"o{i}" for i in range(len(outs))]
-        return ca.Function(f"{self.name}_{key}", [s[i] for i in inputs], outs, inputs, names, {"cse": True})
+        return ca.Function(casadi_name(f"{self.name}_{key}"), [s[i] for i in inputs], outs, inputs, names, {"cse": True})
 
     def compile(
         self,

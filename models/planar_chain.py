@@ -32,6 +32,7 @@ import numpy as np
 
 from lie import _backend as B
 
+from .casadi_names import casadi_name
 from .model import Model
 
 
@@ -111,7 +112,7 @@ class PointMassChain(Model):
             for i in range(nv)
         ])
         c = min((christoffel, point_masses), key=lambda e: ca.Function("c", [q, qd], [e]).n_instructions())
-        return ca.Function(f"{self.name}_manipulator", [q, qd], [M, c + ca.gradient(V, q)], ["q", "qd"], ["M", "C"])
+        return ca.Function(casadi_name(f"{self.name}_manipulator"), [q, qd], [M, c + ca.gradient(V, q)], ["q", "qd"], ["M", "C"])
 
     def mass_matrix(self, q: Any) -> Any:
         """``M(q)`` (nv x nv)."""

@@ -42,8 +42,11 @@ def go1_trot(
     step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6,
     formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, torque_scale: float = 1.0,
 ) -> LeggedProblem:  # fmt: skip
-    """Go1 trot (module docstring); ``step`` is the base displacement per cycle (m); ``torque_scale``
-    scales the URDF torque limits (the constrained trot of ``bench/go1_trot.py``: mu 0.3, 0.6)."""
+    """Go1 trot: diagonal leg pairs alternate, the base moving 0.15 m forward in a 0.6 s cycle.
+
+    The timing is in the module docstring; ``step`` is the base displacement
+    per cycle (m); ``torque_scale`` scales the URDF torque limits (the
+    constrained trot of ``bench/go1_trot.py``: mu 0.3, 0.6)."""
     return _periodic_gait(Go1(mu=mu, torque_scale=torque_scale), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
 
 
@@ -57,6 +60,13 @@ def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int
 def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
     """Go1 bound: the front pair, then the hind pair."""
     return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N, periodic)
+
+
+@register("go1-stand")
+def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go1 standing still on four feet for ``duration`` seconds (the balance task of ``trajopt mpc go1-stand``)."""
+    schedule = gait("stand", dt=dt, period=duration)
+    return LeggedProblem(Go1(mu=mu), schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, formulation=formulation, friction=friction, name="go1-stand")
 
 
 #: Control-rate weight of the jumps with collocated controls (``formulation`` "inverse" or "forward").
@@ -73,7 +83,10 @@ JUMP_IPOPT_OPTIONS = {"obj_scaling_factor": 10.0, "mu_strategy": "monotone"}
 
 @register("go1-jump")
 def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None) -> LeggedProblem:
-    """Go1 forward jump: crouch/push-off, flight, landing knots ``knots``; ``length`` forward (m).
+    """Go1 forward jump of 0.2 m: crouch and push-off, flight, landing.
+
+    ``length`` is the jump's length (m), ``knots`` the knot counts of the
+    three phases.
 
     The push-off runs at the torque limits, so with collocated controls their
     rate is penalized (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see

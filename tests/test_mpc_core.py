@@ -22,10 +22,10 @@ from models.quadrotor import Quadrotor
 from trajopt import DiscreteDynamics, Problem, QuadraticCost, QuadraticTerminalCost
 from trajopt.mpc import MPC
 from trajopt.mpc.disturbances import Gust, Push, parse_push
-from trajopt.mpc.feedback import StageBlocks, riccati_gains
+from trajopt.mpc.feedback import RiccatiGains
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plant import ModelPlant
-from trajopt.mpc.shift import shifted_multipliers, shifted_trajectory
+from trajopt.mpc.shift import StageShift, shifted_trajectory
 from trajopt.solvers import SqpSolver
 from trajopt.solvers.stage_layout import stage_layout
 
@@ -34,37 +34,54 @@ def hover(model, position):
     return model.build_state(position, axis_angle_to_quat(np.zeros(3)), np.zeros(3), np.zeros(3))
 
 
-def test_stage_blocks_are_the_rk4_step_jacobians_and_the_weights():
-    problem = problems.get("cartpole", N=11)
+def written_out_riccati(A, B, Q, R):
+    """The recursion of trajopt.mpc.feedback written out with numpy (no cross terms)."""
+    P, gains = Q[-1], [None] * len(A)
+    for k in range(len(A) - 1, -1, -1):
+        K = np.linalg.solve(R[k] + B[k].T @ P @ B[k], B[k].T @ P @ A[k])
+        gains[k] = K
+        P = Q[k] + A[k].T @ P @ A[k] - (B[k].T @ P @ A[k]).T @ K
+    return np.array(gains)
+
+
+def cartpole_linearization(X, U, N, tf=2.5):
+    problem = problems.get("cartpole", N=N, tf=tf)
     solver = SqpSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton")
-    nlp = solver.nlp
+    jac, hess = solver.linearization(solver.nlp.pack(X, U))
+    return problem, solver, jac, hess
+
+
+def test_riccati_gains_read_the_rk4_step_jacobians_and_the_weights():
+    """Against the RK4 step's own tangent Jacobians (DiscreteDynamics) and the cost weights times the knot step."""
+    N = 11
     rng = np.random.default_rng(0)
-    X, U = rng.standard_normal((problem.N, problem.nx)), rng.standard_normal((problem.N, problem.nu))
-    jac, hess = solver.linearization(nlp.pack(X, U))
-    A, B, Q, R, S = StageBlocks(nlp, stage_layout(nlp), jac.sparsity(), hess.sparsity())(jac, hess)
-    step, h = DiscreteDynamics(problem.model, "rk4"), problem.tf / (problem.N - 1)
-    cost = problem.costs[0]
-    for k in range(problem.N - 1):
-        Ak, Bk = step.jacobian(X[k], U[k], k * h, h)
-        assert np.allclose(A[k], Ak, rtol=1e-10, atol=1e-12) and np.allclose(B[k], Bk, rtol=1e-10, atol=1e-12)
-        assert np.allclose(Q[k], h * cost.Q, atol=1e-12) and np.allclose(R[k], h * cost.R, atol=1e-12) and not S[k].any()
+    X, U = rng.standard_normal((N, 4)), rng.standard_normal((N, 1))
+    problem, solver, jac, hess = cartpole_linearization(X, U, N)
+    gains = RiccatiGains(solver.nlp, stage_layout(solver.nlp), jac.sparsity(), hess.sparsity())(jac, hess)
+    step, h, cost = DiscreteDynamics(problem.model, "rk4"), problem.tf / (N - 1), problem.costs[0]
+    AB = [step.jacobian(X[k], U[k], k * h, h) for k in range(N - 1)]
+    Q = [h * cost.Q] * (N - 1) + [np.zeros((4, 4))]  # no running cost on the last knot of knot-cost shooting
+    expected = written_out_riccati([a for a, _ in AB], [b for _, b in AB], Q, [h * cost.R] * (N - 1))
+    assert np.allclose(gains, expected, rtol=1e-7, atol=1e-9)
 
 
 def test_riccati_gains_converge_to_the_algebraic_riccati_solution():
-    rng = np.random.default_rng(1)
-    m, nu, N = 4, 2, 400
-    A0, B0 = np.eye(m) + 0.05 * rng.standard_normal((m, m)), rng.standard_normal((m, nu))
-    Q0, R0 = np.diag([1.0, 2.0, 0.5, 1.0]), np.diag([0.3, 0.7])
-    gains = riccati_gains(np.repeat(A0[None], N - 1, 0), np.repeat(B0[None], N - 1, 0), np.repeat(Q0[None], N, 0), np.repeat(R0[None], N - 1, 0), np.zeros((N - 1, nu, m)))
-    P = scipy.linalg.solve_discrete_are(A0, B0, Q0, R0)
-    K = np.linalg.solve(R0 + B0.T @ P @ B0, B0.T @ P @ A0)
-    assert np.allclose(gains[0], K, rtol=1e-9, atol=1e-10)
+    """A long horizon at one point: the first gain is the infinite-horizon LQR gain (scipy's DARE)."""
+    N = 401
+    x_up = np.array([0.0, np.pi, 0.0, 0.0])
+    problem, solver, jac, hess = cartpole_linearization(np.tile(x_up, (N, 1)), np.zeros((N, 1)), N, tf=40.0)  # 40 s: far past the slowest closed-loop mode
+    gains = RiccatiGains(solver.nlp, stage_layout(solver.nlp), jac.sparsity(), hess.sparsity())(jac, hess)
+    h, cost = problem.tf / (N - 1), problem.costs[0]
+    A, B = DiscreteDynamics(problem.model, "rk4").jacobian(x_up, [0.0], 0.0, h)
+    P = scipy.linalg.solve_discrete_are(A, B, h * cost.Q, h * cost.R)
+    K = np.linalg.solve(h * cost.R + B.T @ P @ B, B.T @ P @ A)
+    assert np.allclose(gains[0], K, rtol=1e-6, atol=1e-8)
 
 
 def test_shifted_multipliers_move_whole_stages():
     stage = np.array([0, 0, 1, 1, 1, 2, 2, 3, 3, -1])
     values = np.arange(10, dtype=float)
-    out = shifted_multipliers(stage, values, 1, 4)
+    out = StageShift(stage, 4)(values, 1)
     # stages 0 and 1 differ in size from their successors (zeros), stage 2 takes stage 3's entries,
     # stage 3 has no successor (zeros), the entry of no stage keeps its value
     assert out.tolist() == [0, 0, 0, 0, 0, 7, 8, 0, 0, 9]

@@ -599,7 +599,7 @@ def test_bad_model_definitions() -> None:
     with pytest.raises(ValueError, match="input_matrix"):
         MultibodyModel(model, input_matrix=np.ones((2, 1)))
     with pytest.raises(ValueError, match="name"):
-        MultibodyModel(model, name="has space")
+        MultibodyModel(model, name=" ")
     spherical = pin.Model()
     spherical.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "ball")
     with pytest.raises(ValueError, match="unsupported type JointModelSpherical"):

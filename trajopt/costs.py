@@ -23,8 +23,9 @@ import casadi as ca
 import numpy as np
 
 from lie import _backend as B
+from models.casadi_names import casadi_name
 
-from .knot_function import KnotFunctionLike, function_name, knot_function, knot_params
+from .knot_function import KnotFunctionLike, knot_function, knot_params
 from .manifold import check_states, interpolate_states
 
 
@@ -190,7 +191,7 @@ class LeastSquaresCost(RunningCost):
         r = self.residual(model)
         x, u, p = (ca.SX.sym(n, r.size1_in(i)) for i, n in enumerate(("x", "u", "p")))
         out = r(x, u, p)
-        return ca.Function(function_name(self.name), [x, u, p], [0.5 * ca.sumsqr(out)], ["x", "u", "p"], ["out"])
+        return ca.Function(casadi_name(self.name), [x, u, p], [0.5 * ca.sumsqr(out)], ["x", "u", "p"], ["out"])
 
     def params(self, model: Any, N: int) -> np.ndarray:
         return knot_params(self.raw_params, N, None, f"{self.name} params")

@@ -3,12 +3,11 @@
 :class:`MPC` is built once from a problem template, whose ``N`` knots and
 ``tf`` are the horizon (knot step ``h = tf / (N - 1)``), and a mode:
 
-- ``"rti"``, a real-time iteration: one SQP step per tick (CasADi's
-  ``sqpmethod`` with ``max_iter`` 1 and no line search, :data:`RTI_OPTIONS`;
-  its QP solved by HPIPM's Riccati interior point), Gauss-Newton Hessian,
-  multiple shooting (tangent-chart knots for states with rotations). The
-  status ``Maximum_Iterations_Exceeded`` is its normal outcome; a tick fails
-  when the QP does or the step is not finite;
+- ``"rti"``, a real-time iteration: one full Gauss-Newton SQP step per tick
+  (:class:`trajopt.solvers.rti.RtiSolver`: its QP solved by HPIPM's Riccati
+  interior point), multiple shooting (tangent-chart knots for states with
+  rotations); a tick fails when the QP does or the step is not finite. The
+  feedback gains come from the same linearization as the step;
 - ``"converged"``: a solve to convergence (IPOPT on any transcription, or
   fatrop), warm-started, optionally capped (``max_iter``).
 
@@ -40,17 +39,14 @@ import numpy as np
 
 from ..problem import Problem
 from ..solvers import backend_choice, solver_class
+from ..solvers.rti import RtiSolver
 from ..solvers.stage_layout import stage_layout
 from ..transcription import get_transcription
-from .feedback import StageBlocks, riccati_gains
+from .feedback import RiccatiGains
 from .plan import Plan
-from .shift import shifted_multipliers, shifted_trajectory
+from .shift import StageShift, shifted_trajectory
 
 MODES = ("rti", "converged")
-#: ``sqpmethod`` options of a real-time iteration: one full step (no line search).
-RTI_OPTIONS: Dict[str, Any] = {"max_iter": 1, "max_iter_ls": 0}
-#: Statuses of a real-time iteration that mean its QP was solved.
-RTI_STATUSES = ("Maximum_Iterations_Exceeded", "Solve_Succeeded")
 #: Iterations of the real-time-iteration solver that :meth:`MPC.reset` runs at most to converge the first plan.
 RESET_ITERATIONS = 50
 #: ``reset`` stops iterating once a step moves no knot state or control by more than this.
@@ -67,7 +63,9 @@ class TickRecord:
     ``success``, ``late`` (over the budget), ``cold`` (started from the held state),
     ``failures`` (in a row, this tick included), ``objective``, ``violation`` (the solve's
     largest constraint violation, dynamics gaps included: one real-time iteration leaves them
-    at second order) and ``first_violation`` (:func:`applied_violation`: what the plant gets)."""
+    at second order), ``first_violation`` (:func:`applied_violation`: what the plant gets),
+    the measured ``state``, the plan's first ``control`` (NaN when the tick failed) and the
+    dynamics ``params`` of its first knot."""
 
     t: float
     compute_time: float
@@ -81,6 +79,9 @@ class TickRecord:
     objective: float
     violation: float
     first_violation: float
+    state: np.ndarray
+    control: np.ndarray
+    params: np.ndarray
 
 
 class MPC:
@@ -95,7 +96,7 @@ class MPC:
         ``"rti"`` or ``"converged"``.
     solver, transcription, hessian, chart, compile, options, threads:
         As :func:`trajopt.solve` takes them; the mode's defaults fill what is
-        not given (``"rti"``: ``sqp``, RK4 multiple shooting with costs at the knots unless the problem's
+        not given (``"rti"``: its own backend, compiled, RK4 multiple shooting with costs at the knots unless the problem's
         transcription is explicit, Gauss-Newton, charts for rotations).
     budget:
         Wall time (s) a tick's solve may take; a later one counts as failed.
@@ -108,6 +109,9 @@ class MPC:
         Riccati gains in the plans (else the plans are feed-forward only).
     update:
         ``update(problem, t, x)``, called before every solve.
+    on_reset:
+        ``on_reset(t, x)``, called by :meth:`reset` before its first ``update`` (a task that keeps
+        state between ticks, such as a legged gait's anchor, starts afresh there).
     """
 
     def __init__(
@@ -126,6 +130,7 @@ class MPC:
         max_failures: int = 3,
         feedback: bool = True,
         update: Optional[Update] = None,
+        on_reset: Optional[Callable[[float, np.ndarray], None]] = None,
     ) -> None:
         if not isinstance(problem, Problem):
             raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
@@ -147,10 +152,12 @@ class MPC:
             name = transcription or (problem.default_transcription if get_transcription(problem.default_transcription).explicit else "multiple_shooting_knot_cost")
             if not get_transcription(name).explicit:
                 raise ValueError(f"transcription: the real-time iteration needs an explicit transcription (multiple shooting), got {name!r}")
-            solver, transcription = solver or "sqp", name
+            if solver not in (None, "rti"):
+                raise ValueError(f"solver: the real-time iteration is its own backend (trajopt.solvers.rti), got {solver!r}; use mode='converged'")
+            solver, transcription = "rti", name
             hessian = hessian or "gauss-newton"
             chart = rotations if chart is None else chart
-            options = {**RTI_OPTIONS, **(options or {})}
+            compile = True if compile is None else compile
         else:
             if transcription is None and feedback and not get_transcription(problem.default_transcription).explicit:
                 transcription = "multiple_shooting_knot_cost"
@@ -159,19 +166,19 @@ class MPC:
             choice = backend_choice(problem, solver, compile, hessian, chart)
             solver, hessian, chart, compile = choice["solver"], choice["hessian"], choice["chart"], choice["compile"]
             options = {**({"max_iter": max_iter} if max_iter else {}), **(options or {})}
-        self.problem, self.mode, self.update, self.feedback = problem, mode, update, feedback
+        self.problem, self.mode, self.update, self.feedback, self.on_reset = problem, mode, update, feedback, on_reset
         self.budget, self.max_failures = budget, max_failures
         choice = backend_choice(problem, solver, compile, hessian, chart)
-        self.solver = solver_class(choice["solver"])(
-            problem, transcription, options=options, compile=choice["compile"], threads=threads, hessian=choice["hessian"], chart=choice["chart"], max_wall_time=budget
-        )
+        backend = RtiSolver if choice["solver"] == "rti" else solver_class(choice["solver"])
+        self.solver = backend(problem, transcription, options=options, compile=choice["compile"], threads=threads, hessian=choice["hessian"], chart=choice["chart"], max_wall_time=budget)
         self.nlp = self.solver.nlp
         self._explicit = self.nlp.transcription.explicit
         if feedback and not self._explicit:
             raise ValueError(f"transcription: the feedback gains need an explicit transcription (multiple shooting), got {self.nlp.transcription.name!r}; or feedback=False")
         self._layout = stage_layout(self.nlp) if self._explicit else None
-        self._blocks: Optional[StageBlocks] = None
-        self._takes_multipliers = choice["solver"] in ("ipopt", "sqp")
+        self._gain_function: Optional[RiccatiGains] = None
+        self._shift_x, self._shift_g = StageShift(self.nlp.var_stage, problem.N), StageShift(self.nlp.row_stage, problem.N)
+        self._takes_multipliers = choice["solver"] in ("ipopt", "sqp", "rti")
         lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
         self._bounds = (lower, upper)
         self._interpolant = self.nlp.transcription.interpolant(model)
@@ -179,6 +186,7 @@ class MPC:
         self.plan: Optional[Plan] = None
         self._last: Optional[Any] = None  # the last successful Solution
         self._failures = 0
+        self._reset_step_time = 0.0
 
     # ------------------------------------------------------------ ticks
     @property
@@ -187,10 +195,12 @@ class MPC:
         return self.problem.tf / (self.problem.N - 1)
 
     def reset(self, t: float, x: np.ndarray) -> Plan:
-        """Forget the past and converge a first plan from the problem's own initial guess with
+        """Forget the past (the log too) and converge a first plan from the problem's own initial guess with
         ``x0 = x`` at time ``t`` (the real-time iteration repeats its step until it stops moving, at
         most :data:`RESET_ITERATIONS` times). Raises ``RuntimeError`` when it does not succeed."""
-        self._last, self.plan, self._failures = None, None, 0
+        self._last, self.plan, self._failures, self.log = None, None, 0, []
+        if self.on_reset is not None:
+            self.on_reset(t, np.asarray(x, dtype=float))
         self._prepare(t, x)
         start = time.perf_counter()
         solution = self.solver.solve()
@@ -207,18 +217,38 @@ class MPC:
                     break
         if not self._ok(solution):
             raise RuntimeError(f"MPC.reset: the first plan failed ({solution.status})")
+        self._reset_step_time = float(solution.solve_time)
         plan = self._accept(t, solution)
         self._record(t, time.perf_counter() - start, solution, iterations, late=False, cold=True, ok=True)
         return plan
 
-    def step(self, t: float, x: np.ndarray) -> Optional[Plan]:
+    def compute_estimate(self) -> float:
+        """The compute time a tick can expect (s): the median of the last ten ticks' (of the first plan's
+        last iteration before any tick)."""
+        recent = [r.compute_time for r in self.log[1:][-10:]] or [self._reset_step_time]
+        return float(np.median(recent))
+
+    def step(self, t: float, x: np.ndarray, delay: float = 0.0) -> Optional[Plan]:
         """One tick at time ``t`` from the measured state ``x``: the new :class:`Plan`, or ``None``
-        when the solve failed or was late (module docstring). Call :meth:`reset` first."""
+        when the solve failed or was late (module docstring). Call :meth:`reset` first.
+
+        ``delay`` (s): when the plan will reach the plant (its solve time, ahead of time: e.g.
+        :meth:`compute_estimate`). The tick then solves from the state the current plan's model
+        predicts for ``t + delay`` (:meth:`Plan.predict`), and the new plan starts there, so that
+        its first control is the one due when it arrives. 0: the plan starts at ``t``.
+        """
         if self._last is None and self._failures == 0:
             raise RuntimeError("MPC.step: call reset(t, x) first")
+        if not (np.isfinite(delay) and delay >= 0):
+            raise ValueError(f"delay: expected s >= 0, got {delay!r}")
         start = time.perf_counter()
         cold = self._failures >= self.max_failures
+        measured_t = t
         try:
+            if delay > 0 and self.plan is not None and not cold:
+                predicted = self.plan.predict(t, np.asarray(x, dtype=float), delay)
+                if np.isfinite(predicted).all():  # a plan far from the state can diverge: then solve from the measurement
+                    x, t = predicted, t + delay
             self._prepare(t, x)
             if cold or self.plan is None:
                 states = np.repeat(self.problem.x0[None], self.problem.N, axis=0)
@@ -238,7 +268,7 @@ class MPC:
             self._failures = 0
         else:
             self._failures += 1
-        self._record(t, time.perf_counter() - start, solution, solution.iterations, late, cold, ok and not late)
+        self._record(measured_t, time.perf_counter() - start, solution, solution.iterations, late, cold, ok and not late)
         return plan
 
     # ------------------------------------------------------------ pieces
@@ -257,15 +287,11 @@ class MPC:
         return self.solver.solve(initial_guess=w0, multipliers=multipliers)
 
     def _ok(self, solution: Any) -> bool:
-        finite = np.isfinite(solution.primal).all() and np.isfinite(solution.objective)
-        if self.mode == "rti":
-            return bool(finite and solution.status in RTI_STATUSES)
-        return bool(finite and solution.success)
+        return bool(np.isfinite(solution.primal).all() and np.isfinite(solution.objective) and solution.success)
 
     def _shifted_multipliers(self, t: float) -> Optional[tuple]:
-        last, nlp = self._last, self.nlp
         n = int(round((t - self.plan.t0) / self.plan.step))
-        return shifted_multipliers(nlp.var_stage, last.lam_x, n, self.problem.N), shifted_multipliers(nlp.row_stage, last.lam_g, n, self.problem.N)
+        return self._shift_x(self._last.lam_x, n), self._shift_g(self._last.lam_g, n)
 
     def _accept(self, t: float, solution: Any) -> Plan:
         """The plan of a successful solve (gains from its linearization), kept as the next warm start."""
@@ -281,18 +307,23 @@ class MPC:
     def _gains(self, solution: Any) -> np.ndarray:
         """Riccati gains of the solve's linearization at its solution (:mod:`trajopt.mpc.feedback`)."""
         nlp = self.nlp
-        if nlp.chart:
-            nlp.recentre(solution.states)
-        jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
-        if self._blocks is None:
-            self._blocks = StageBlocks(nlp, self._layout, jac.sparsity(), hess.sparsity())
-        return riccati_gains(*self._blocks(jac, hess))
+        if isinstance(self.solver, RtiSolver):  # the step's own linearization, at its start
+            jac, hess = self.solver.last_linearization
+        else:
+            if nlp.chart:
+                nlp.recentre(solution.states)
+            jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
+        if self._gain_function is None:
+            self._gain_function = RiccatiGains(nlp, self._layout, jac.sparsity(), hess.sparsity())
+        return self._gain_function(jac, hess)
 
     def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
         first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
+        control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
         self.log.append(TickRecord(
             float(t), compute, float(solution.solve_time), int(iterations), str(solution.status), bool(ok), bool(late), bool(cold),
             self._failures, float(solution.objective), float(solution.max_violation), first,
+            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(),
         ))  # fmt: skip
 
 

@@ -77,5 +77,5 @@ def parse_push(text: str) -> Push:
     try:
         impulse, angle, start = (float(p) for p in parts)
     except ValueError:
-        raise ValueError(f"push: expected IMPULSE,ANGLE_DEG,T (N s, degrees, seconds), e.g. 6,90,2.0; got {text!r}") from None
+        raise ValueError(f"expected IMPULSE,ANGLE_DEG,T (N s, degrees, seconds), e.g. 6,90,2.0; got {text!r}") from None
     return Push(impulse, angle, start)

@@ -70,12 +70,25 @@ class Plan:
             self.interpolant_function = get_transcription(self.transcription).interpolant(self.model)
         return self.interpolant_function
 
-    def advance(self, x: np.ndarray, u: np.ndarray, d: np.ndarray) -> np.ndarray:
-        """One interval ``h`` of an explicit transcription from state ``x`` (n,) with the held control
-        ``u`` (nu,) and dynamics parameters ``d`` (nd,): the state (n,) it reaches."""
+    def advance(self, x: np.ndarray, u: np.ndarray, d: np.ndarray, duration: Optional[float] = None) -> np.ndarray:
+        """The state (n,) an explicit transcription's step reaches from state ``x`` (n,) after ``duration``
+        (default one interval ``h``; at most ``h``) with the held control ``u`` (nu,) and dynamics
+        parameters ``d`` (nd,)."""
         nz = self.intervals.shape[1]
-        out = self.interpolant()(x, u, np.zeros(nz), x, u, 0.0, self.step, self.step, d, d)
+        tau = self.step if duration is None else duration
+        out = self.interpolant()(x, u, np.zeros(nz), x, u, 0.0, self.step, tau, d, d)
         return np.asarray(out[0]).reshape(-1)
+
+    def predict(self, t: float, x: np.ndarray, duration: float) -> np.ndarray:
+        """Where the plant will be at ``t + duration`` (n,), from its state ``x`` at ``t``: the plan's own
+        motion over that time with the plant's deviation from it carried along,
+        ``apply_dx(x_ref(t + duration), state_error(x, x_ref(t)))`` (delay compensation,
+        :class:`~trajopt.mpc.MPC`). Integrating the model instead, from a measured state whose feet
+        disagree with the plan's contacts (a foot late to lift, or sunk into a soft ground), sent the
+        prediction, then the QP, astray within a few ticks in MuJoCo."""
+        (x_now, _), (x_then, _) = self.reference(t), self.reference(t + duration)
+        deviation = np.asarray(self.model.state_error(x, x_now), dtype=float).reshape(-1)
+        return np.asarray(self.model.apply_dx(x_then, deviation), dtype=float).reshape(-1)
 
     def reference(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
         """``x_ref(t)``, ``u_ref(t)`` at absolute time(s) ``t`` (module docstring): (n,), (nu,) for a

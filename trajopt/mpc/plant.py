@@ -21,6 +21,7 @@ import casadi as ca
 import numpy as np
 
 from lie import _backend as B
+from models.casadi_names import casadi_name
 from models.rigid_body import RigidBody
 
 from ..integrators import RK4
@@ -109,4 +110,4 @@ def _forced_rk4(model: Any, force_rate: Optional[ForceRate]) -> ca.Function:
         return chart_velocity(model, x, xi, xdot(xi, c))
 
     x_next = model.apply_dx(x, RK4.chart_step(rate, h))
-    return ca.Function(f"{model.name}_forced_rk4", [x, u, F, t, h], [x_next], ["x", "u", "F", "t", "h"], ["x_next"])
+    return ca.Function(casadi_name(f"{model.name}_forced_rk4"), [x, u, F, t, h], [x_next], ["x", "u", "F", "t", "h"], ["x_next"])

@@ -10,7 +10,7 @@ with ``s = (t - t_prev) / h`` knots elapsed,
   continue it: one step of the transcription from its last knot with its last
   control (explicit transcriptions, with the new knots' dynamics parameters),
   or a copy of its last knot (collocation);
-- multipliers (:func:`shifted_multipliers`): the rows and variables of stage
+- multipliers (:class:`StageShift`): the rows and variables of stage
   ``k + n`` of the previous solve for stage ``k`` (``n = round(s)``), where the
   two stages have the same number of them, zero elsewhere and for the appended
   stages' rows that have no counterpart (:mod:`trajopt.solvers`: the contract
@@ -48,16 +48,24 @@ def shifted_trajectory(plan: Plan, t: float, params: np.ndarray, explicit: bool)
     return np.array(X), np.array(U)
 
 
-def shifted_multipliers(stage: np.ndarray, values: np.ndarray, n: int, N: int) -> np.ndarray:
-    """Multipliers of a new horizon from a previous solve's ``values``, whose entries belong to the
-    stages ``stage`` (``nlp.var_stage`` for ``lam_x``, ``nlp.row_stage`` for ``lam_g``; -1 for no stage):
-    stage ``k`` takes the entries of stage ``k + n`` where both have as many, zeros elsewhere."""
-    out = np.zeros_like(values)
-    for k in range(N):
-        new = np.flatnonzero(stage == k)
-        old = np.flatnonzero(stage == k + n) if k + n < N else np.zeros(0, dtype=int)
-        if old.size == new.size and new.size:
-            out[new] = values[old]
-    keep = stage < 0  # entries of no stage (a free final time) keep their value
-    out[keep] = values[keep]
-    return out
+class StageShift:
+    """Moves per-stage entries (multipliers) by whole stages: for entries belonging to the stages
+    ``stage`` (``nlp.var_stage`` for ``lam_x``, ``nlp.row_stage`` for ``lam_g``; -1 for no stage) of a
+    horizon of ``N`` stages, stage ``k`` takes the entries of stage ``k + n`` where both have as many,
+    zeros elsewhere; entries of no stage keep their value. The index lists are built once."""
+
+    def __init__(self, stage: np.ndarray, N: int) -> None:
+        stage = np.asarray(stage)
+        self.members = [np.flatnonzero(stage == k) for k in range(N)]
+        self.free = np.flatnonzero(stage < 0)
+
+    def __call__(self, values: np.ndarray, n: int) -> np.ndarray:
+        out = np.zeros_like(values)
+        N = len(self.members)
+        for k in range(N):
+            new = self.members[k]
+            old = self.members[k + n] if 0 <= k + n < N else None
+            if old is not None and old.size == new.size and new.size:
+                out[new] = values[old]
+        out[self.free] = values[self.free]
+        return out

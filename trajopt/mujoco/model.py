@@ -248,15 +248,20 @@ class MujocoRobot:
         return jac
 
     def body_contacts(self, data: "mujoco.MjData") -> list:
-        """Names of the robot's bodies other than the contact spheres' that touch the ground now."""
+        """Names of the robot's bodies that touch the ground now other than by their feet: contacts of
+        geoms other than the contact spheres, farther than two sphere radii from every foot centre
+        (the lower leg's tip beside a foot that sank into a soft ground is the foot's)."""
         ground = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "ground")
         feet = set(int(g) for g in self.contact_geoms)
+        centres = data.geom_xpos[self.contact_geoms]
+        reach = 2.0 * self.model.geom_size[self.contact_geoms, 0]
         names = []
         for c in range(data.ncon):
             con = data.contact[c]
             other = con.geom2 if con.geom1 == ground else con.geom1 if con.geom2 == ground else None
-            if other is not None and int(other) not in feet:
-                names.append(self.model.body(self.model.geom_bodyid[other]).name)
+            if other is None or int(other) in feet or (np.linalg.norm(centres - con.pos, axis=1) < reach).any():
+                continue
+            names.append(self.model.body(self.model.geom_bodyid[other]).name)
         return sorted(set(names))
 
     def contact_forces(self, data: "mujoco.MjData") -> np.ndarray:

@@ -54,6 +54,8 @@ class MujocoPlant:
         self.dt, self.t = float(timestep), 0.0
         self.contact, self.payload = contact, float(payload)
         self.standing_height = float(x0[2])
+        #: why :meth:`fallen` last said so ("" while standing)
+        self.fall_reason = ""
 
     def state(self) -> np.ndarray:
         return self.robot.state(self.data)
@@ -65,8 +67,15 @@ class MujocoPlant:
         self.t += self.dt
 
     def fallen(self) -> bool:
-        low = self.robot.floating and self.data.qpos[2] < 0.5 * self.standing_height
-        return bool(low or self.robot.body_contacts(self.data) or not np.isfinite(self.data.qpos).all())
+        """Whether the robot fell (module docstring); :attr:`fall_reason` says how."""
+        if not np.isfinite(self.data.qpos).all():
+            self.fall_reason = "non-finite state"
+        elif self.robot.floating and self.data.qpos[2] < 0.5 * self.standing_height:
+            self.fall_reason = f"base at {self.data.qpos[2]:.3f} m, below half its standing height"
+        else:
+            bodies = self.robot.body_contacts(self.data)
+            self.fall_reason = f"{', '.join(bodies)} on the ground" if bodies else ""
+        return bool(self.fall_reason)
 
     def foot_forces(self) -> np.ndarray:
         """WORLD-frame ground forces (nc, 3) on the feet now (MuJoCo's solved contacts)."""

@@ -27,7 +27,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
 from ..sim.contact_sim import ContactSimResult
-from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times, write_animation
+from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times
+from .movie import frame_rate, write_movie
 from .output import prepare_output_path, save_figure
 from .stick_figure import sample_held
 
@@ -165,17 +166,19 @@ def plot_contact_simulation(result: ContactSimResult, path: str | Path | None = 
     return save_figure(fig, path, overwrite=overwrite)
 
 
-def animate_contact_simulation(result: ContactSimResult, path: str | Path, fps: float = 30, near: float = 5e-3, overwrite: bool = False) -> Path:
+def animate_contact_simulation(result: ContactSimResult, path: str | Path, fps: Optional[float] = None, near: float = 5e-3, overwrite: bool = False) -> Path:
     """The side view of :func:`plot_contact_simulation` over the run, with witness points; GIF or MP4 by extension.
 
     Frames are the simulation steps held at ``fps`` frames per second of
-    simulated time. An existing file is replaced only with ``overwrite``.
+    simulated time (default :func:`~trajopt.plotting.movie.frame_rate`'s for the
+    file type). An existing file is replaced only with ``overwrite``.
     """
     _check(result)
     out = prepare_output_path(path, overwrite, ANIMATION_EXTENSIONS)
+    fps = frame_rate(out, fps)
     t_frames = frame_times(result.times, fps)
     steps = sample_held(result.times, np.arange(len(result.times)), t_frames)
     segments = capsule_segments(result, steps)
     fig = Figure(figsize=ANIMATION_SIZE, layout="constrained")
     view = _SideView(fig.add_subplot(), result, segments, near)
-    return write_animation(fig, lambda f: view.draw(int(steps[f]), segments[f]), len(steps), out, fps)
+    return write_movie(fig, lambda f: view.draw(int(steps[f]), segments[f]), len(steps), out, fps)

@@ -292,6 +292,7 @@ class NlpSolver(ABC):
                     raise
                 out = failed("Interrupted")
         out["solve_time"] = time.perf_counter() - start
+        out["data"] = {"p": p, "bounds": (lbx, ubx, lbg, ubg)}  # what the run read of the problem, for its Solution
         if interrupt.interrupted:
             out.update(status="Interrupted", success=False)
         out["interrupted"] = interrupt.interrupted
@@ -319,11 +320,10 @@ class NlpSolver(ABC):
 
     def _solution(self, run: Dict[str, Any], totals: Dict[str, float]) -> Solution:
         """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point)."""
-        nlp, w = self.nlp, run["w"]
-        p = nlp.parameters()
+        nlp, w, p = self.nlp, run["w"], run["data"]["p"]
         g_of = nlp.g_function() if self._nlp_function is None else (lambda w, p: self._nlp_function(w, p)[1])  # the stage-wise one may be compiled
         g = np.asarray(g_of(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
-        max_violation, knot_violation = nlp.violation(w, g)
+        max_violation, knot_violation = nlp.violation(w, g, run["data"]["bounds"])
         traj = nlp.unpack(nlp.normalized(w))
         return Solution(
             times=self.problem.times(traj.tf),

@@ -48,7 +48,9 @@ from typing import Any, Optional
 
 from .contact_scene import contact_simulation_scene
 from .extra import MissingExtraError, check_viz
+from .rollout import rollout_scene
 from .scene import Scene, check_viewable, solution_scene
+from ..mpc.loop import ClosedLoopResult
 from ..sim.contact_sim import ContactSimResult
 
 __all__ = [
@@ -66,10 +68,13 @@ __all__ = [
 
 
 def scene_of(item: Any, **scene_options: Any) -> Scene:
-    """The scene of a :class:`~trajopt.Solution` (:func:`solution_scene`) or of a
-    :class:`~trajopt.sim.ContactSimResult` (:func:`contact_simulation_scene`)."""
+    """The scene of a :class:`~trajopt.Solution` (:func:`solution_scene`), of a
+    :class:`~trajopt.sim.ContactSimResult` (:func:`contact_simulation_scene`) or of a
+    closed loop, given as ``(result, model)`` (:func:`~trajopt.viewer.rollout.rollout_scene`)."""
     if isinstance(item, ContactSimResult):
         return contact_simulation_scene(item, **scene_options)
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], ClosedLoopResult):
+        return rollout_scene(item[0], item[1], **scene_options)
     return solution_scene(item, **scene_options)
 
 
@@ -85,8 +90,9 @@ def scene_page(scene: Scene) -> str:
 def export_html(solution: Any, path: str | os.PathLike, overwrite: bool = False, **scene_options: Any) -> Path:
     """Write a self-contained HTML replay of ``solution`` to ``path`` (``.html``); return the path.
 
-    ``solution`` is a :class:`~trajopt.Solution` or a contact simulation
-    (:class:`~trajopt.sim.ContactSimResult`); ``scene_options`` go to
+    ``solution`` is a :class:`~trajopt.Solution`, a contact simulation
+    (:class:`~trajopt.sim.ContactSimResult`) or a closed loop ``(result, model)``
+    (:func:`~trajopt.viewer.rollout.rollout_scene`); ``scene_options`` go to
     :func:`solution_scene` (``samples_per_interval``, ``min_fps``,
     ``force_scale`` [m/N], ``max_faces``) or :func:`contact_simulation_scene`
     (``max_fps``, ``witness_distance`` [m], ``force_scale``, ``max_faces``).
