@@ -24,13 +24,19 @@ the register allocator), where a 84k-instruction Jacobian took 6 s.
    chunk lives in a memory slot ``s[k]`` (an array of the calling function,
    slots reused once their value is dead). Such a value lives across
    thousands of statements, and gcc would spill it to memory anyway.
+3. :func:`split_source` also spreads the chunks over several files of
+   :data:`PART_STATEMENTS` (translation units compiled by parallel gcc
+   processes, then linked): the largest function no longer keeps one core
+   busy while the others wait.
 
 Every remaining statement is the one CasADi wrote with its variables
 renamed, evaluated in the same order: the chunks give the same numbers as
 CasADi's virtual machine (IEEE ``+`` and ``*`` are commutative). gcc sees
 small functions with short-lived locals: the 460k-instruction Jacobian
 compiles in about half the CPU time, at the speed per evaluation of the
-single function (``bench/compile_times.py --functions``).
+single function (``bench/compile_times.py --functions``). A chunk only
+calls helpers CasADi defines before :data:`PREAMBLE_END`, so a file of
+chunks needs nothing else of the original.
 
 The rewriting recognises the statements of CasADi's code generation for SX
 functions (``aN=<expression>;`` and ``if (res[i]!=0) res[i][j]=aN;``); a
@@ -48,9 +54,15 @@ from typing import Dict, List, Optional, Tuple
 #: 92 s as one function, 42 s in chunks of 2000 or 500; 34k-statement functions: 8-9 s as one,
 #: 2.8-3.1 s in chunks of 1000, 3.7-3.9 s of 2000, 4.1-6.0 s of 8000 (bench/compile_times.py).
 CHUNK_STATEMENTS = 1000
+#: Statements per translation unit of :func:`split_source`: the contact interval Jacobian's 411k
+#: statements (after merging) become 9 files of about 5 s of gcc CPU each, which spread over the cores.
+PART_STATEMENTS = 50_000
 #: Largest memory array (doubles) kept on the calling function's stack (512 KiB); a function needing
 #: more is left as it is rather than risk the stack of a thread.
 MAX_SLOTS = 65536
+#: The line of CasADi's generated C after its includes, type definitions and helper functions
+#: (``casadi_sq``, ``casadi_fmin``, ...): what a split-off file copies of the original.
+PREAMBLE_END = "/* Configuration this file was compiled with */"
 
 _FUNCTION = re.compile(r"^static int (casadi_f\d+)\(const casadi_real\*\* arg, casadi_real\*\* res, casadi_int\* iw, casadi_real\* w, int mem\) \{$")
 _LOCALS = re.compile(r"^  casadi_real a\d+(, a\d+)*;$")
@@ -58,7 +70,18 @@ _OUTPUT = re.compile(r"^  if \(res\[\d+\]!=0\) res\[\d+\]\[\d+\]=a\d+;$")
 _VARIABLE = re.compile(r"\b(a\d+)\b")
 #: The templates (text around the operands) of the commutative operations.
 _COMMUTATIVE = ("=(", "+", ");"), ("=(", "*", ");")
-_PROLOGUE = ["#if defined(__GNUC__)", "#define TRAJOPT_NOINLINE __attribute__((noinline))", "#else", "#define TRAJOPT_NOINLINE", "#endif"]
+#: ``TRAJOPT_NOINLINE`` keeps gcc from merging the chunks of a file back into one function;
+#: ``TRAJOPT_HIDDEN`` keeps a chunk defined in another file out of the library's exported symbols.
+_MACROS = [
+    "#if defined(__GNUC__)",
+    "#define TRAJOPT_NOINLINE __attribute__((noinline))",
+    '#define TRAJOPT_HIDDEN __attribute__((visibility("hidden")))',
+    "#else",
+    "#define TRAJOPT_NOINLINE",
+    "#define TRAJOPT_HIDDEN",
+    "#endif",
+]
+_UNDEF = ["#undef TRAJOPT_NOINLINE", "#undef TRAJOPT_HIDDEN"]
 
 
 def chunk_source(source: str, statements: int = CHUNK_STATEMENTS) -> str:
@@ -66,32 +89,79 @@ def chunk_source(source: str, statements: int = CHUNK_STATEMENTS) -> str:
 
     Functions that are short enough or hold a statement the rewriting does not know are kept as they are.
     """
-    if isinstance(statements, bool) or not isinstance(statements, int) or statements < 1:
-        raise ValueError(f"statements: expected an int >= 1, got {statements!r}")
+    return split_source(source, statements, None)[0]
+
+
+def split_source(source: str, statements: int = CHUNK_STATEMENTS, part_statements: Optional[int] = PART_STATEMENTS) -> List[str]:
+    """:func:`chunk_source`, with the chunks spread over translation units of about ``part_statements``
+    statements that gcc compiles in parallel (``None``: one file).
+
+    The first file is the whole program (CasADi's file with the chunks of the first
+    ``part_statements`` statements, declaring the others); each further file holds the
+    chunks that follow, after a copy of CasADi's includes, type definitions and helper
+    functions (the lines before :data:`PREAMBLE_END`, their symbols renamed with CasADi's
+    ``CODEGEN_PREFIX`` so that no two files define the same one). The files are compiled
+    separately (``-c``) and linked into one library; a source without :data:`PREAMBLE_END`
+    stays one file.
+    """
+    for name, value, least in (("statements", statements, 1), ("part_statements", part_statements, statements)):
+        if value is None and name == "part_statements":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name}: expected an int >= {least}, got {value!r}")
+    lines = source.split("\n")
+    if PREAMBLE_END not in lines:
+        part_statements = None
     collecting = gc.isenabled()
     gc.disable()  # millions of small lists and tuples, none cyclic: the collector's passes doubled the time
     try:
-        return _chunk_source(source, statements)
+        main, parts = _split_source(lines, statements, part_statements)
     finally:
         if collecting:
             gc.enable()
+    if not parts:
+        return ["\n".join(main)]
+    preamble = lines[: lines.index(PREAMBLE_END)]
+    files = ["\n".join(main)]
+    for k in sorted(parts):
+        head = ["#define CASADI_CODEGEN_PREFIX", f"#define CODEGEN_PREFIX trajopt_part{k}_"]
+        tail = [*_UNDEF, "#ifdef __cplusplus", "} /* extern \"C\" */", "#endif", ""]
+        files.append("\n".join(head + preamble + _MACROS + parts[k] + tail))
+    return files
 
 
-def _chunk_source(source: str, statements: int) -> str:
-    lines = source.split("\n")
-    out: List[str] = []
+def _split_source(lines: List[str], statements: int, part_statements: Optional[int]) -> Tuple[List[str], Dict[int, List[str]]]:
+    """The lines of the first file and of the chunks of each further part (:func:`split_source`)."""
+    main: List[str] = []
+    parts: Dict[int, List[str]] = {}
+    placed = 0  # statements of the chunks placed so far
     i = 0
     while i < len(lines):
         match = _FUNCTION.match(lines[i])
         end = _body_end(lines, i) if match else None
-        if match is None or end is None:
-            out.append(lines[i])
-            i += 1
+        chunked = _chunk_function(lines[i + 1 : end], statements) if match and end is not None else None
+        if chunked is None:
+            main.extend(lines[i : i + 1] if end is None else lines[i : end + 1])
+            i = i + 1 if end is None else end + 1
             continue
-        chunked = _chunk_function(match.group(1), lines[i], lines[i + 1 : end], statements)
-        out.extend(chunked if chunked is not None else lines[i : end + 1])
+        name = match.group(1)
+        chunks, slots = chunked
+        main.extend(_MACROS)
+        for c, (local, code) in enumerate(chunks):
+            part = placed // part_statements if part_statements else 0
+            placed += len(code)
+            signature = f"void {name}_chunk{c}(const casadi_real** arg, casadi_real** res, casadi_real* s)"
+            locals_ = ["  casadi_real " + ", ".join(local[k : k + 12]) + ";" for k in range(0, len(local), 12)]
+            if part == 0:
+                main.extend([f"static TRAJOPT_NOINLINE {signature} {{", *locals_, *code, "}", ""])
+            else:
+                main.append(f"TRAJOPT_HIDDEN {signature};")
+                parts.setdefault(part, []).extend([f"TRAJOPT_HIDDEN {signature} {{", *locals_, *code, "}", ""])
+        main.extend(_UNDEF)
+        calls = [f"  {name}_chunk{c}(arg, res, s);" for c in range(len(chunks))]
+        main.extend([lines[i], f"  casadi_real s[{max(slots, 1)}];", *calls, "  return 0;", "}"])
         i = end + 1
-    return "\n".join(out)
+    return main, parts
 
 
 def _body_end(lines: List[str], start: int) -> Optional[int]:
@@ -120,8 +190,8 @@ class _Program:
     last_use: List[int]
 
 
-def _chunk_function(name: str, header: str, body: List[str], statements: int) -> Optional[List[str]]:
-    """The chunk functions and the new body of function ``name``, or ``None`` to keep it as it is."""
+def _chunk_function(body: List[str], statements: int) -> Optional[Tuple[List[Tuple[List[str], List[str]]], int]]:
+    """The chunks of a function body (:func:`_emit`) and its memory slots, or ``None`` to keep it as it is."""
     code = [line for line in body if not _LOCALS.match(line)]
     if not code or code[-1] != "  return 0;" or len(code) - 1 <= statements:
         return None
@@ -129,18 +199,7 @@ def _chunk_function(name: str, header: str, body: List[str], statements: int) ->
     if program is None:
         return None
     chunks, slots = _emit(program, statements)
-    if slots > MAX_SLOTS:
-        return None
-    out = list(_PROLOGUE)
-    calls = []
-    for c, (local, chunk) in enumerate(chunks):
-        out.append(f"static TRAJOPT_NOINLINE void {name}_chunk{c}(const casadi_real** arg, casadi_real** res, casadi_real* s) {{")
-        out.extend("  casadi_real " + ", ".join(local[k : k + 12]) + ";" for k in range(0, len(local), 12))
-        out.extend(chunk)
-        out.extend(["}", ""])
-        calls.append(f"  {name}_chunk{c}(arg, res, s);")
-    out.append("#undef TRAJOPT_NOINLINE")
-    return out + [header, f"  casadi_real s[{max(slots, 1)}];", *calls, "  return 0;", "}"]
+    return None if slots > MAX_SLOTS else (chunks, slots)
 
 
 def _merged_program(code: List[str]) -> Optional[_Program]:

@@ -16,7 +16,10 @@ pure-CasADi path keeps working without a compiler.
   ``<function name>_<key>.so.sha256`` holding the library's sha256 and size.
 - Compiler: ``compiler``, else ``$CC``, else ``gcc``, called as
   ``<compiler> -shared -fPIC <opt> file.c -o file.so -lm`` (``opt`` may hold
-  several flags, e.g. ``"-O3 -march=native"``).
+  several flags, e.g. ``"-O3 -march=native"``). The C of a large function is
+  first cut into chunks and files (:mod:`models.chunked_c`: gcc's time grows
+  faster than linearly with the size of a function); its files are compiled
+  in parallel (``-c``) and linked with ``-shared``.
 
 Concurrency and integrity (threads and processes alike, e.g. Dask workers
 building the same stage functions):
@@ -72,11 +75,11 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
 import casadi as ca
 
-from .chunked_c import CHUNK_STATEMENTS, chunk_source
+from .chunked_c import CHUNK_STATEMENTS, PART_STATEMENTS, split_source
 from .compile_progress import CompileProgress
 
 try:
@@ -144,9 +147,9 @@ def default_cache_dir() -> Path:
 
 
 def function_key(f: ca.Function, compiler: str, opt: str, chunk: Optional[int] = CHUNK_STATEMENTS) -> str:
-    """Hex sha256 of the serialized function, the compiler, the flags, the chunk size (:mod:`models.chunked_c`), CasADi's version, the platform and :data:`CACHE_FORMAT`."""
+    """Hex sha256 of the serialized function, the compiler, the flags, the chunk and file sizes (:mod:`models.chunked_c`), CasADi's version, the platform and :data:`CACHE_FORMAT`."""
     h = hashlib.sha256()
-    for part in (f.serialize(), compiler, opt, str(chunk), ca.__version__, platform.machine(), sys.platform, CACHE_FORMAT):
+    for part in (f.serialize(), compiler, opt, f"{chunk}/{PART_STATEMENTS}", ca.__version__, platform.machine(), sys.platform, CACHE_FORMAT):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -290,24 +293,55 @@ def _run_compiler(cmd: List[str], log: Path) -> Tuple[int, float]:
     return proc.returncode, usage.ru_utime + usage.ru_stime
 
 
-def _compile(f: ca.Function, exe: str, opt: str, chunk: Optional[int], library: Path, entry: str) -> Tuple[float, float, float]:
-    """Generate C (cut into chunks unless ``chunk`` is ``None``) and compile it in a temporary folder beside
-    ``library``, then publish checksum and library. Returns codegen seconds, compiler seconds and compiler CPU seconds."""
+def _run_compilers(name: str, commands: List[List[str]], folder: Path, slots: threading.Semaphore) -> float:
+    """Run ``commands`` at once, each holding one of the compiler ``slots``; their CPU seconds.
+
+    Raises ``RuntimeError`` with the output of the first command that fails (``name``: the function compiled).
+    """
+
+    def run(k: int) -> Tuple[int, float]:
+        with slots:
+            return _run_compiler(commands[k], folder / f"compiler{k}.log")
+
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        results = list(pool.map(run, range(len(commands))))
+    for k, (status, _) in enumerate(results):
+        if status != 0:
+            log = (folder / f"compiler{k}.log").read_text(errors="replace")
+            raise RuntimeError(f"compiling {name} failed ({' '.join(commands[k])}):\n{log[-2000:]}")
+    return sum(cpu for _, cpu in results)
+
+
+def _compile(f: ca.Function, exe: str, opt: str, chunk: Optional[int], library: Path, entry: str, slots: threading.Semaphore) -> Tuple[float, float, float]:
+    """Generate C and compile it in a temporary folder beside ``library``, then publish checksum and library.
+
+    Unless ``chunk`` is ``None`` the C is cut into chunks of ``chunk`` statements and split into files
+    (:func:`models.chunked_c.split_source`) compiled at once, each holding one of the compiler ``slots``,
+    and linked. Returns codegen seconds, compiler seconds (wall) and compiler CPU seconds.
+    """
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=f".{entry}.build-") as tmp:
         t0 = time.perf_counter()
         source = ca.CodeGenerator(f"{f.name()}.c", {"with_header": False})
         source.add(f)
         c_file = Path(source.generate(tmp + os.sep))
+        files = [c_file]
         if chunk is not None:
-            c_file.write_text(chunk_source(c_file.read_text(), chunk))
+            texts = split_source(c_file.read_text(), chunk)
+            files = [c_file.with_name(f"{c_file.stem}_part{k}.c") if k else c_file for k in range(len(texts))]
+            for path, text in zip(files, texts):
+                path.write_text(text)
         t1 = time.perf_counter()
         tmp_lib = Path(tmp) / library.name
-        cmd = [exe, "-shared", "-fPIC", *shlex.split(opt), str(c_file), "-o", str(tmp_lib), "-lm"]
-        log = Path(tmp) / "compiler.log"
-        status, cpu = _run_compiler(cmd, log)
+        flags = ["-fPIC", *shlex.split(opt)]
+        if len(files) == 1:
+            cpu = _run_compilers(f.name(), [[exe, "-shared", *flags, str(c_file), "-o", str(tmp_lib), "-lm"]], Path(tmp), slots)
+        else:
+            objects = [str(path.with_suffix(".o")) for path in files]
+            cpu = _run_compilers(f.name(), [[exe, "-c", *flags, str(path), "-o", o] for path, o in zip(files, objects)], Path(tmp), slots)
+            cpu += _run_compilers(f.name(), [[exe, "-shared", *flags, *objects, "-o", str(tmp_lib), "-lm"]], Path(tmp), slots)
         t2 = time.perf_counter()
-        if status != 0 or not tmp_lib.is_file():
-            raise RuntimeError(f"compiling {f.name()} failed ({' '.join(cmd)}):\n{log.read_text(errors='replace')[-2000:]}")
+        if not tmp_lib.is_file():
+            raise RuntimeError(f"compiling {f.name()} failed: the compiler wrote no library {os.fspath(tmp_lib)!r}")
         tmp_sum = Path(tmp) / _checksum_path(library).name
         tmp_sum.write_text(_fingerprint(tmp_lib) + "\n")
         os.replace(tmp_sum, _checksum_path(library))
@@ -353,14 +387,15 @@ def build_library(
     opt: str = DEFAULT_OPT,
     cache_dir: Union[str, Path, None] = None,
     compiler: Optional[str] = None,
-    on_build: Optional[Callable[[Path], None]] = None,
     chunk: Optional[int] = CHUNK_STATEMENTS,
+    jobs: Optional[int] = None,
 ) -> Library:
     """Generate C for ``f`` and compile it into the cache, unless the cache has it (module docstring).
 
     ``chunk``: statements per chunk of the generated C (:mod:`models.chunked_c`;
-    ``None`` compiles CasADi's C as it is). ``on_build(folder)`` is called just
-    before the compiler runs (never on a cache hit). Raises :class:`CompilerNotFound` when the compiler is missing (and the
+    ``None`` compiles CasADi's C as it is, in one file). ``jobs``: compiler
+    processes at once for the files of a large function (default: the number
+    of CPUs). Raises :class:`CompilerNotFound` when the compiler is missing (and the
     library is not cached), ``RuntimeError`` with the compiler's output when
     compilation fails, and :class:`UnsafeCacheError` for a cache folder other
     users may write. Issues a :class:`CacheWarning` when it rebuilds a corrupt
@@ -368,11 +403,19 @@ def build_library(
     """
     _check_chunk(chunk)
     entry = _entry(f, opt, cache_dir, compiler, chunk)
-    return entry.cached() or _build(f, entry, opt, compiler, chunk, on_build)
+    return entry.cached() or _build(f, entry, opt, compiler, chunk, _compiler_slots(jobs))
 
 
-def _build(f: ca.Function, entry: _Entry, opt: str, compiler: Optional[str], chunk: Optional[int], on_build: Optional[Callable[[Path], None]]) -> Library:
-    """Compile ``f`` into ``entry`` under the entry's lock (or into the fallback folder of a read-only cache)."""
+def _compiler_slots(jobs: Optional[int]) -> threading.Semaphore:
+    """How many compiler processes may run at once: ``jobs``, else the number of CPUs."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs: expected None or an int >= 1, got {jobs!r}")
+    return threading.BoundedSemaphore(jobs or os.cpu_count() or 1)
+
+
+def _build(f: ca.Function, entry: _Entry, opt: str, compiler: Optional[str], chunk: Optional[int], slots: threading.Semaphore) -> Library:
+    """Compile ``f`` into ``entry`` under the entry's lock (or into the fallback folder of a read-only cache);
+    its compiler processes each hold one of ``slots``."""
     name = _compiler_name(compiler)
     exe = shutil.which(name)
     if exe is None:
@@ -395,9 +438,7 @@ def _build(f: ca.Function, entry: _Entry, opt: str, compiler: Optional[str], chu
             stale.unlink(missing_ok=True)
         for stale in folder.glob(f".{entry.name}.build-*"):  # left by a builder that died (this entry's lock is ours)
             shutil.rmtree(stale, ignore_errors=True)
-        if on_build is not None:
-            on_build(folder)
-        codegen, compile_seconds, cpu = _compile(f, exe, opt, chunk, library, entry.name)
+        codegen, compile_seconds, cpu = _compile(f, exe, opt, chunk, library, entry.name, slots)
     return Library(library, f.name(), True, codegen, compile_seconds, cpu)
 
 
@@ -427,9 +468,11 @@ def compile_functions(
     what: str = "functions",
     chunk: Optional[int] = CHUNK_STATEMENTS,
 ) -> List[ca.Function]:
-    """Each of ``functions`` as :func:`compile_function` returns it, compiling up to ``jobs`` at once.
+    """Each of ``functions`` as :func:`compile_function` returns it, with up to ``jobs`` compiler processes at once.
 
-    ``jobs`` defaults to the number of CPUs. The functions missing from the
+    ``jobs`` defaults to the number of CPUs; the files of one large function
+    (:func:`models.chunked_c.split_source`) compile in parallel as well as
+    different functions do. The functions missing from the
     cache are compiled largest first (by SX instructions), so the longest
     compilation never starts last and leaves the other cores idle. With a
     ``progress`` stream (``sys.stderr``), a status line names the compiler,
@@ -441,6 +484,7 @@ def compile_functions(
     them; an unsafe cache folder raises :class:`UnsafeCacheError`.
     """
     _check_chunk(chunk)
+    slots = _compiler_slots(jobs)
     functions = list(functions)
     entries = [_entry(f, opt, cache_dir, compiler, chunk) for f in functions]
     libraries: List[Union[Library, Exception, None]] = [entry.cached() for entry in entries]
@@ -452,7 +496,7 @@ def compile_functions(
 
         def build(i: int) -> Union[Library, Exception]:
             try:
-                return _build(functions[i], entries[i], opt, compiler, chunk, None)
+                return _build(functions[i], entries[i], opt, compiler, chunk, slots)
             except (UnsafeCacheError, NotADirectoryError):  # a cache setting to fix, not a compiler to miss
                 raise
             except (CompilerNotFound, RuntimeError, OSError) as err:

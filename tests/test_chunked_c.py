@@ -20,7 +20,7 @@ import casadi as ca
 import numpy as np
 import pytest
 
-from models.chunked_c import chunk_source
+from models.chunked_c import PREAMBLE_END, chunk_source, split_source
 
 EXACT = 1e-12
 needs_compiler = pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler")
@@ -82,6 +82,38 @@ def test_chunks_give_the_numbers_of_the_virtual_machine(tmp_path: Path) -> None:
         assert np.all(np.abs(ours - ref) <= EXACT * np.maximum(1.0, np.abs(ref)))
 
 
+@needs_compiler
+def test_files_compiled_apart_and_linked_give_the_same_numbers(tmp_path: Path) -> None:
+    f = tangled_function()
+    files = split_source(generated_c(f, tmp_path), 40, 400)
+    assert len(files) >= 5 and re.search(r"^TRAJOPT_HIDDEN void casadi_f0_chunk\d+\(.*\);$", files[0], re.M)  # declares the chunks of the other files
+    assert all(PREAMBLE_END not in text and "casadi_f0_chunk" in text for text in files[1:])  # chunks and helpers, nothing else
+    objects = []
+    for k, text in enumerate(files):
+        c_file, obj = tmp_path / f"part{k}.c", tmp_path / f"part{k}.o"
+        c_file.write_text(text)
+        subprocess.run(["gcc", "-c", "-fPIC", "-O1", "-Wall", "-Werror", str(c_file), "-o", str(obj)], check=True)
+        objects.append(str(obj))
+    library = tmp_path / "split.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", *objects, "-o", str(library), "-lm"], check=True)
+    g = ca.external(f.name(), str(library))
+    rng = np.random.default_rng(2)
+    X, Y = rng.standard_normal((8, 100)), rng.standard_normal((3, 100))
+    for ours, ref in zip(g.map(100)(X, Y), f.map(100)(X, Y)):
+        assert np.array_equal(ours.full(), ref.full())  # the same operations in the same order
+    if shutil.which("nm"):
+        exported = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True, check=True).stdout
+        assert "tangled_n_in" in exported and "chunk" not in exported  # the chunks stay inside the library
+
+
+def test_one_part_is_the_chunked_source(tmp_path: Path) -> None:
+    source = generated_c(tangled_function(), tmp_path)
+    assert split_source(source, 40, 10**9) == [chunk_source(source, 40)]
+    assert split_source(source.replace(PREAMBLE_END, "/* moved */"), 40, 400) == [chunk_source(source.replace(PREAMBLE_END, "/* moved */"), 40)]
+    with pytest.raises(ValueError, match="part_statements: expected an int >= 40, got 39"):
+        split_source(source, 40, 39)
+
+
 def test_common_subexpressions_are_merged_as_casadi_does(tmp_path: Path) -> None:
     f = tangled_function()
     merged = ca.Function("tangled", f.sx_in(), f.call(f.sx_in()), {"cse": True})
@@ -131,3 +163,51 @@ def test_short_or_unknown_functions_are_left_as_they_are(tmp_path: Path) -> None
 def test_bad_chunk_size_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="statements: expected an int >= 1"):
         chunk_source("", bad)  # type: ignore[arg-type]
+
+
+def same_numbers(ours: ca.DM, ref: ca.DM) -> bool:
+    """Same sparsity, and every nonzero within ``EXACT`` (relative, floor 1; NaN where the reference is NaN)."""
+    a, b = np.array(ours.nonzeros()), np.array(ref.nonzeros())
+    both_nan = np.isnan(a) & np.isnan(b)
+    close = np.abs(a - b) <= EXACT * np.maximum(1.0, np.abs(b))
+    return ours.sparsity() == ref.sparsity() and bool(np.all(close | both_nan))
+
+
+@pytest.mark.slow  # gcc on real stage derivatives: about a minute of CPU
+@needs_compiler
+def test_contact_stage_derivatives_compile_to_the_numbers_of_the_virtual_machine(tmp_path: Path) -> None:
+    """Real functions: stage functions of the legged contact formulation (what ``go1-trot -p
+    formulation=contact`` compiles: the largest Jacobian, Lagrangian gradient and value under
+    110k instructions) and a sparse Jacobian of a foot constraint, each compiled through
+    :func:`models.compiled.build_library` as chunks and as CasADi's C, and evaluated on random
+    inputs against CasADi's virtual machine."""
+    import problems
+    from models.chunked_c import CHUNK_STATEMENTS
+    from models.compiled import build_library
+    from trajopt.nlp import NLP
+    from trajopt.solvers.derivatives import stage_functions
+    from trajopt.solvers.registry import backend_choice
+
+    problem = problems.get("go1-trot", formulation="contact")
+    chosen = backend_choice(problem, compile=True)
+    stages = sorted(stage_functions(NLP(problem, chart=chosen["chart"]), chosen["hessian"]), key=lambda f: -f.n_instructions())
+    cases = [(next(f for f in stages if f.name().endswith(kind) and f.n_instructions() <= 110_000), CHUNK_STATEMENTS) for kind in ("_jac", "_lag_grad", "_g")]
+    foot = next(f for f in stages if f.name() == "FL_foot_touchdown_at_rest_term_g")
+    v, q = foot.sx_in()
+    sparse = ca.Function("foot_sparse_jac", [v, q], [ca.jacobian(foot(v, q), v)])
+    assert sparse.nnz_out(0) < 0.5 * sparse.numel_out(0)
+    cases.append((sparse, 200))
+    rng = np.random.default_rng(3)
+    assert len(split_source(generated_c(cases[0][0], tmp_path))) > 1  # compiled as several files
+    for f, chunk in cases:
+        assert f"_chunk{5 if chunk == 200 else 20}(" in chunk_source(generated_c(f, tmp_path), chunk)  # really cut
+        chunked = build_library(f, cache_dir=tmp_path, chunk=chunk).load()
+        plain = build_library(f, cache_dir=tmp_path, chunk=None).load()
+        for _ in range(5):
+            args = [ca.DM(f.sparsity_in(i), 0.3 * rng.standard_normal(f.nnz_in(i))) for i in range(f.n_in())]
+            ref = f.call(args)
+            assert all(np.isfinite(np.array(r.nonzeros())).all() for r in ref)
+            for out, r in zip(chunked.call(args), ref):
+                assert same_numbers(out, r), f.name()
+            for out, r in zip(plain.call(args), ref):
+                assert same_numbers(out, r), f.name()
