@@ -9,9 +9,10 @@ far it is and for how long::
 - On a terminal the line is rewritten in place once a second, so the time
   moves while the largest function compiles, and the last update is kept
   with a newline: ``...: 7/7 done in 63.4 s (compiler CPU 118.2 s)``.
-- On any other stream (a log, a pipe, CI) it is written as plain lines: at
-  the start, after a finished function when :data:`LINE_INTERVAL` seconds
-  have passed since the last line, and at the end.
+- On any other stream (a log, a pipe, CI, ``trajopt ... -q`` piped) it is
+  written as plain lines: at the start, whenever :data:`LINE_INTERVAL`
+  seconds have passed since the last line (also while one large function
+  keeps gcc busy and none finishes), and at the end.
 - Inside a Dask worker (the workers of ``trajopt sweep`` inherit the
   terminal of the sweep's process, which draws its own progress line in
   place) the lines are plain, name the worker, and start by clearing the
@@ -87,12 +88,11 @@ class CompileProgress:
         return time.perf_counter() - self._start
 
     def start(self) -> "CompileProgress":
-        """Print the first line; on a terminal, keep its time moving (a daemon thread)."""
+        """Print the first line and keep its time moving (a daemon thread): in place on a terminal, else as plain lines."""
         self._start = time.perf_counter()
         self._write(f"0/{self.total} done, 0 s")
-        if self.in_place:
-            self._ticker = threading.Thread(target=self._tick, name="trajopt-compile-progress", daemon=True)
-            self._ticker.start()
+        self._ticker = threading.Thread(target=self._tick, name="trajopt-compile-progress", daemon=True)
+        self._ticker.start()
         return self
 
     def done(self) -> None:
@@ -118,9 +118,11 @@ class CompileProgress:
         self.close()
 
     def _tick(self) -> None:
+        """Every :data:`TICK`: rewrite the line in place, or write a plain line when the last is :data:`LINE_INTERVAL` old."""
         while not self._stop.wait(TICK):
             with self._lock:
-                if not self._stop.is_set():
+                due = self.in_place or time.perf_counter() - self._last_line >= LINE_INTERVAL
+                if due and not self._stop.is_set():
                     self._write_locked(f"{self.finished}/{self.total} done, {self.elapsed():.0f} s")
 
     def _write(self, status: str) -> None:

@@ -62,6 +62,7 @@ def test_plain_lines_name_the_work_the_folder_and_the_time(tmp_path: Path) -> No
 
 def test_plain_lines_come_at_most_every_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(compile_progress, "LINE_INTERVAL", 0.0)
+    monkeypatch.setattr(compile_progress, "TICK", 3600.0)  # lines from finished functions only
     stream = io.StringIO()
     compile_functions(functions(3), cache_dir=tmp_path, progress=stream, jobs=1)
     assert [line.split(": ")[-1].split(",")[0].split(" in ")[0] for line in stream.getvalue().splitlines()] == ["0/3 done", "1/3 done", "2/3 done", "3/3 done"]
@@ -69,6 +70,17 @@ def test_plain_lines_come_at_most_every_interval(tmp_path: Path, monkeypatch: py
     quiet = io.StringIO()
     compile_functions(functions(3, "g"), cache_dir=tmp_path, progress=quiet, jobs=1)
     assert len(quiet.getvalue().splitlines()) == 2  # the start and the end
+
+
+def test_plain_lines_keep_coming_while_one_function_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compile_progress, "TICK", 0.05)
+    monkeypatch.setattr(compile_progress, "LINE_INTERVAL", 0.4)
+    stream = io.StringIO()  # a log: `trajopt solve ... -q 2> log`
+    compile_functions(functions(1), cache_dir=tmp_path, compiler=slow_compiler(tmp_path / "bin", 1.5), progress=stream)
+    statuses = [line.split("): ")[-1] for line in stream.getvalue().splitlines()]
+    waiting = [s for s in statuses if s.startswith("0/1 done, ")]
+    assert len(waiting) >= 3 and waiting[0] == "0/1 done, 0 s" and waiting[-1] != "0/1 done, 0 s"  # the time moved
+    assert statuses[-1].startswith("1/1 done in ") and "\r" not in stream.getvalue()
 
 
 def test_on_a_terminal_the_line_is_rewritten_in_place_while_gcc_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
