@@ -23,7 +23,9 @@ and after meet the same load.
 ``--functions`` (where the time goes): every stage function of the cases
 that is compiled, with its SX instructions, lines of generated C, and for
 each optimisation level of ``--levels`` the gcc CPU time of CasADi's C as it
-is (``plain``) and of the chunked C (:mod:`models.chunked_c`), and the run
+is (``plain``) and of the chunked C (:mod:`models.chunked_c`, split into
+files compiled in parallel), the seconds of C generation (CasADi, plus the
+rewriting for the chunked C), and the run
 time per evaluation (one ``Function.map`` call over ``--points`` random
 inputs, divided by their number; median of ``--repeat`` interleaved
 samples) of each build and of CasADi's virtual machine. Every compiled
@@ -192,8 +194,8 @@ def functions_table(cases: Sequence[str], largest: int, opts: Sequence[str], poi
         functions = sorted(stage_functions_of(case), key=lambda f: -f.n_instructions())
         total = sum(f.n_instructions() for f in functions)
         print(f"\n{case}: {CASES[case]}: {len(functions)} stage functions, {total} SX instructions; the {min(largest, len(functions))} largest ({load()})")
-        print("| function | instr. | C lines plain / chunked | " + " | ".join(f"gcc CPU s {label[b]}" for b in builds) + " | VM us | " + " | ".join(f"us {label[b]}" for b in builds) + " | max rel |")
-        print("|---" * (4 + 2 * len(builds)) + "|---|")
+        print("| function | instr. | C lines plain / chunked | codegen s plain / chunked | " + " | ".join(f"gcc CPU s {label[b]}" for b in builds) + " | VM us | " + " | ".join(f"us {label[b]}" for b in builds) + " | max rel |")
+        print("|---" * (5 + 2 * len(builds)) + "|---|")
         with tempfile.TemporaryDirectory() as cache:
             for f in functions[:largest]:
                 libs = {b: build_library(f, opt=b[0], cache_dir=cache, chunk=b[1]) for b in builds}
@@ -208,6 +210,7 @@ def functions_table(cases: Sequence[str], largest: int, opts: Sequence[str], poi
                 error = max(max_relative_error(compiled[b], f, inputs, points) for b in builds)
                 print(
                     f"| {f.name()} | {f.n_instructions()} | {c_lines(f, None)} / {c_lines(f, CHUNK_STATEMENTS)} | "
+                    + f"{libs[builds[0]].codegen_seconds:.1f} / {libs[builds[-1]].codegen_seconds:.1f} | "
                     + " | ".join(f"{libs[b].compiler_cpu_seconds:.2f}" for b in builds)
                     + f" | {us['vm']:.2f} | "
                     + " | ".join(f"{us[b]:.2f}" for b in builds)
