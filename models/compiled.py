@@ -402,8 +402,9 @@ def build_library(
     entry or the cache is read-only.
     """
     _check_chunk(chunk)
+    slots = _compiler_slots(jobs)
     entry = _entry(f, opt, cache_dir, compiler, chunk)
-    return entry.cached() or _build(f, entry, opt, compiler, chunk, _compiler_slots(jobs))
+    return entry.cached() or _build(f, entry, opt, compiler, chunk, slots)
 
 
 def _compiler_slots(jobs: Optional[int]) -> threading.Semaphore:

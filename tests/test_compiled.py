@@ -71,6 +71,15 @@ def test_compiled_function_matches_and_is_cached(tmp_path: Path, monkeypatch: py
     assert compile_function(small_function(), cache_dir=tmp_path).class_name() != f.class_name()
 
 
+@pytest.mark.parametrize("name, value", [("jobs", 0), ("jobs", 1.5), ("jobs", True), ("chunk", 0), ("chunk", "1000")])
+def test_bad_jobs_or_chunk_are_refused_before_the_cache_is_read(tmp_path: Path, name: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=f"{name}: expected None or an int >= 1"):
+        build_library(small_function(), cache_dir=tmp_path, **{name: value})
+    with pytest.raises(ValueError, match=f"{name}: expected None or an int >= 1"):
+        compiled.compile_functions([small_function()], cache_dir=tmp_path, **{name: value})
+    assert not (tmp_path / "compiled").exists()
+
+
 def test_cache_key_follows_function_and_flags() -> None:
     f = small_function()
     key = compiled.function_key(f, "gcc", "-O1")
