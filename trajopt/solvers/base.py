@@ -152,7 +152,7 @@ class NlpSolver(ABC):
         self.derivatives, self.expand, self.hessian = derivatives, expand, hessian
         self.nlpsol_options = dict(nlpsol_options or {})
         threads = min(available_cores(), MAX_DEFAULT_THREADS) if threads is None else threads
-        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian) if derivatives == "stagewise" else (None, {})
+        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian, self.uses_lag_grad) if derivatives == "stagewise" else (None, {})
         #: the gradient of the Lagrangian, by reverse sweeps of the stage values (None without stage-wise derivatives)
         self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
         self._solvers: Dict[bool, Any] = {}
@@ -164,6 +164,9 @@ class NlpSolver(ABC):
     plugin: str = ""
     #: True for a backend that can hang inside an iteration: its calls run under :mod:`trajopt.solvers.watchdog`
     watchdog: bool = False
+    #: True for a backend that takes the gradient of the Lagrangian (:data:`~trajopt.solvers.derivatives.LAG_GRAD`);
+    #: the others neither build nor compile its stage functions
+    uses_lag_grad: bool = False
 
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:

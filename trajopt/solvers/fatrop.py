@@ -99,6 +99,7 @@ class FatropSolver(NlpSolver):
 
     name = plugin = "fatrop"
     watchdog = True
+    uses_lag_grad = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
