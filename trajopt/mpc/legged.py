@@ -58,15 +58,18 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   ``z0`` the standing height), reached along ``(1 - s) p_lo + s p_td + 4 a s
   (1 - s) e_z`` (``s`` the swing's phase, ``p_lo`` where the foot lifted off,
   ``a`` the apex height above the ground);
-- the torques, lightly, around the torques that hold the standing posture
-  on the knot's stance feet with vertical forces ``m g / n_stance`` each
-  (``tau = M 0 + g(q) - J^T f``, joint rows). With four feet down the
-  contact dynamics leave the internal forces (feet pushing each other apart)
-  to this term alone: around zero torque, the cheapest torques pushed the
-  feet outwards, and in MuJoCo's soft contacts the feet crept sideways until
-  the legs splayed (the Go1 standing fell after 4.5 s, its hip abduction
-  drifting 0.2 rad, measured); around these torques the plan's forces stay
-  vertical and the Go1 stands.
+- the torques, lightly: at a knot with all four feet down around the
+  torques that hold the standing posture with vertical forces ``m g / 4``
+  per foot (``tau = g(q) - J^T f``, joint rows), elsewhere around zero.
+  With four feet down the contact dynamics leave the internal forces (feet
+  pushing each other apart) to this term alone: around zero torque the
+  cheapest torques pushed the feet outwards, and in MuJoCo's soft contacts
+  the feet crept sideways until the legs splayed (the Go1 standing fell
+  after 4.5 s, its hip abduction drifting 0.2 rad, measured); around these
+  torques the plan's forces stay vertical and the Go1 stands. On two feet
+  the same reference (``m g / 2`` each) pulled the trot off balance (the
+  command sequence of ``bench/locomotion.py`` fell at 6.1 s; around zero it
+  walks), and the gait moves the feet before they creep.
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
 Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
@@ -178,7 +181,8 @@ class LeggedMPC:
         self.x_stand = robot.init_state()
         self.height = float(self.x_stand[2])
         self.hips = self._hip_offsets()
-        self._held_torques: dict = {}
+        forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / 4], 4)
+        self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
         name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"
         self.problem = Problem(self.model, N=N, tf=(N - 1) * self.dt, x0=self.x_stand, name=f"{robot.name}-{name}-mpc")
         self.problem.default_transcription = f"multiple_shooting_{integrator}_knot_cost"
@@ -303,18 +307,8 @@ class LeggedMPC:
         self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
 
     def _stance_torques(self, masks: np.ndarray) -> np.ndarray:
-        """Torque references (K, nu) of the stance masks (K, 4) (module docstring), each mask computed once."""
-        rows = []
-        for mask in masks:
-            key = tuple(bool(m) for m in mask)
-            if key not in self._held_torques:
-                n = max(sum(key), 1)
-                forces = np.zeros(12)
-                forces[2::3] = np.where(key, self.robot.mass * GRAVITY / n, 0.0)
-                tau = np.asarray(self.robot.inverse_dynamics(self.x_stand, np.zeros(self.robot.nv), forces)).ravel()
-                self._held_torques[key] = tau[6:]
-            rows.append(self._held_torques[key])
-        return np.array(rows)
+        """Torque references (K, nu) of the stance masks (K, 4) (module docstring)."""
+        return np.where(masks.all(axis=1)[:, None], self._standing_torques, 0.0)
 
     def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> np.ndarray:
         """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""
