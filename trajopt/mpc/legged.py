@@ -66,10 +66,10 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   cheapest torques pushed the feet outwards, and in MuJoCo's soft contacts
   the feet crept sideways until the legs splayed (the Go1 standing fell
   after 4.5 s, its hip abduction drifting 0.2 rad, measured); around these
-  torques the plan's forces stay vertical and the Go1 stands. On two feet
-  the same reference (``m g / 2`` each) pulled the trot off balance (the
-  command sequence of ``bench/locomotion.py`` fell at 6.1 s; around zero it
-  walks), and the gait moves the feet before they creep.
+  torques the plan's forces stay vertical and the Go1 stands. A gait moves
+  its feet before they creep, and on two feet a vertical-force reference
+  (``m g / 2`` each) leaves a moment about the base unbalanced, so the
+  other knots keep zero.
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
 Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
