@@ -20,8 +20,10 @@ so solvers that need each stage's rows to read that stage alone, fatrop and
 the SQP, refuse them).
 
 Bounds and parameters are per interval: a scalar or (nc,) applies to all, a
-(K, nc) array gives one row per interval in the order of ``intervals``; the
-same bounds hold at every fraction of an interval.
+(K, nc) array gives one row per interval in the order of ``intervals``, held
+at every fraction of the interval; bounds may also be given per point, as a
+(P nc,) or (K, P nc) array for the ``P = len(fractions)`` fractions (in
+order, ``nc`` rows each).
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ class ResolvedIntervalConstraint:
     """An interval constraint with numeric data for a horizon of N knots (what the NLP consumes).
 
     ``function`` is ``c(x, u, y, w, p) -> (nc, 1)``; ``intervals`` (K,), ``lower``/``upper``
-    (K, nc), ``params`` (K, np), ``fractions`` the points of each interval.
+    (K, nc) or per fraction (K, len(fractions) nc), ``params`` (K, np), ``fractions`` the points of each interval.
     """
 
     name: str
@@ -64,10 +66,21 @@ class ResolvedIntervalConstraint:
         """Points per interval: its fractions, plus ``interior_points`` collocation points with ``midpoints``."""
         return len(self.fractions) + (interior_points if self.midpoints else 0)
 
+    @property
+    def per_point(self) -> bool:
+        """True when the bounds are given per fraction."""
+        return self.lower.shape[1] != self.size
+
     def bounds(self, interior_points: int) -> Tuple[np.ndarray, np.ndarray]:
-        """``(lower, upper)`` (K, points * nc): each interval's bounds repeated at every point."""
-        reps = self.points(interior_points)
-        return np.tile(self.lower, (1, reps)), np.tile(self.upper, (1, reps))
+        """``(lower, upper)`` (K, points * nc): each interval's bounds at every point (the
+        collocation points of ``midpoints`` take the hull of the fractions' bounds)."""
+        extra = self.points(interior_points) - len(self.fractions)
+        out = []
+        for b, hull in ((self.lower, np.minimum), (self.upper, np.maximum)):
+            B = b if self.per_point else np.tile(b, (1, len(self.fractions)))
+            blocks = B.reshape(len(B), len(self.fractions), self.size)
+            out.append(np.hstack([B] + [hull.reduce(blocks, axis=1)] * extra))
+        return out[0], out[1]
 
 
 class IntervalConstraint:
@@ -127,8 +140,10 @@ class IntervalConstraint:
         fn = self.function(model)
         intervals = resolve_knots(self.intervals, N - 1, f"{self.name} intervals")
         K, nc = len(intervals), fn.size1_out(0)
-        lower = per_knot(self.lower, K, nc, f"{self.name} lower")
-        upper = per_knot(self.upper, K, nc, f"{self.name} upper")
+        points = nc * len(self.fractions)
+        width = points if len(self.fractions) > 1 and (points,) in (np.shape(self.lower)[-1:], np.shape(self.upper)[-1:]) else nc
+        lower = per_knot(self.lower, K, width, f"{self.name} lower")
+        upper = per_knot(self.upper, K, width, f"{self.name} upper")
         if (lower > upper).any():
             raise ValueError(f"{self.name}: lower > upper on intervals {sorted(set(intervals[np.nonzero(lower > upper)[0]].tolist()))}")
         params = knot_params(self.raw_params, K, fn.size1_in(4), f"{self.name} params")

@@ -110,7 +110,7 @@ from ..problem import Problem
 from ..terrain import Terrain
 from .footholds import nominal_foot_paths, swing_apex_knots
 from .schedule import ContactSchedule
-from .terrain_constraints import CLEARANCE_SAMPLES, add_terrain_constraints, vertical_force_implied
+from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
 from .terrain_plan import plan_on_terrain
 
 FRICTION_MODELS = ("pyramid", "cone")
@@ -156,6 +156,9 @@ class LeggedWeights:
     acceleration: float = 1e-4
     #: weight of ``1/2 integral |wdot|^2`` on all controls (torques, forces, accelerations); 0 = off
     control_rate: float = 0.0
+    #: on a terrain, weight of ``1/2 |p_xy - p_nominal|^2`` (1/m^2 s) of every stance foot's horizontal distance
+    #: from its nominal foothold, which picks one point among the many its foot region allows
+    foothold: float = 10.0
 
 
 class LeggedProblem(Problem):
@@ -185,6 +188,9 @@ class LeggedProblem(Problem):
         On a terrain, the height (m) swinging feet keep above it.
     clearance_samples:
         On a terrain, the points inside every interval where they keep it.
+    clearance_time:
+        On a terrain, how long (s) after lift-off and before touchdown the
+        clearance takes to grow to its full value (:mod:`.terrain_constraints`).
     """
 
     default_transcription = "trapezoidal"
@@ -217,6 +223,7 @@ class LeggedProblem(Problem):
         terrain: Optional[Terrain] = None,
         clearance: float = 0.02,
         clearance_samples: int = CLEARANCE_SAMPLES,
+        clearance_time: float = CLEARANCE_TIME,
     ) -> None:
         if N is not None:
             schedule.check_length(N)
@@ -248,6 +255,7 @@ class LeggedProblem(Problem):
         if isinstance(clearance_samples, bool) or not isinstance(clearance_samples, (int, np.integer)) or clearance_samples < 0:
             raise ValueError(f"clearance_samples: expected an int >= 0, got {clearance_samples!r}")
         self.clearance_samples = int(clearance_samples)
+        self.clearance_time = B.real(clearance_time, "clearance_time", lower=0.0)
         if terrain is not None:
             self._check_terrain_options(terrain)
         x0 = None if x0 is None else check_states(self.contact_model, x0, "x0")
@@ -513,6 +521,8 @@ class LeggedProblem(Problem):
         if self.formulation != "contact":
             u_ref[:, cm.f_slice] = self.stance_force_share()
         self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
+        if self.terrain_plan is not None and w.foothold > 0:
+            add_foothold_cost(self, w.foothold)
         if w.control_rate > 0:
             self.penalize_control_rate(np.full(cm.control_dim, w.control_rate))
 

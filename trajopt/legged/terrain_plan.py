@@ -29,9 +29,9 @@
    direction, or the start's yaw) tilted into the plane.
 4. **Swings.** Each swing gets the envelope of the terrain between its
    lift-off and landing footholds (:meth:`Terrain.swing_profile`); its nominal
-   path runs straight between them in ``(x, y)`` with a parabolic lift of
-   ``apex`` over the higher of the line between their heights and the
-   envelope, and at least ``clearance`` plus 1 cm above the envelope.
+   path runs straight between them in ``(x, y)``, lifted over the line
+   between their heights by a parabola that peaks ``apex`` above the higher
+   of the two, and at least ``clearance`` plus 1 cm above the envelope.
 
 Checks that raise ``ValueError`` before a solve (what cannot work): a start
 foot farther than half a leg length from any footing, a foothold with no foot
@@ -333,8 +333,8 @@ def _nominal_paths(schedule: ContactSchedule, footholds: np.ndarray, swings: Lis
         for k in range(sw.first, sw.last + 1):
             s = (k - sw.first + 1) / (sw.last - sw.first + 2)
             p = (1 - s) * sw.lift + s * sw.land
-            ground = float(sw.profile.envelope(p[:2])[0])
-            p[2] = max(max(p[2], ground) + 4 * apex * s * (1 - s), ground + clearance + PATH_EXTRA)
+            top = max(sw.lift[2], sw.land[2]) + apex - 0.5 * (sw.lift[2] + sw.land[2])  # the lift at mid-swing
+            p[2] = max(p[2] + 4 * top * s * (1 - s), float(sw.profile.envelope(p[:2])[0]) + clearance + PATH_EXTRA)
             paths[k, sw.foot] = p
     return paths
 

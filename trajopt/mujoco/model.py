@@ -43,7 +43,10 @@
 - Contacts (:class:`ContactParameters`): a sphere of radius ``r`` CENTRED at
   each of the robot's contact points (its kinematics bodies), and a ground
   plane at ``z = -r``, so a sphere resting on it has its centre, the plan's
-  contact point, at ``z = 0``. MuJoCo's contact then acts ``r`` below the
+  contact point, at ``z = 0``. With a ``terrain`` (:mod:`trajopt.terrain`)
+  its solids replace the ground, lowered by ``r`` the same way, and the
+  links get their URDF collision shapes, so that a body other than a foot
+  touching the terrain is simulated and seen (:mod:`.terrain`). MuJoCo's contact then acts ``r`` below the
   planned point; a small radius keeps the moment of the friction force about
   the planned point (``r |f_t|``) and the rolling of the sphere
   (``r dtheta``) small. Friction ``robot.mu`` (condim 3).
@@ -67,6 +70,7 @@ from lie import quat_to_rot
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
 from .sources import spec_from_pinocchio, spec_from_urdf
+from .terrain import add_body_collisions, add_terrain
 
 #: Gravity of the plans (m/s^2), along -z.
 GRAVITY = 9.81
@@ -115,7 +119,10 @@ class MujocoRobot:
     Attributes: ``robot`` (ours), ``spec`` and ``model`` (``mujoco.MjSpec`` and
     the compiled ``mujoco.MjModel``), ``contact_geoms`` (geom ids of the
     contact spheres, in the order of ``robot.kinematics_bodies``),
-    ``contact_bodies`` (their MuJoCo body ids), ``folded_links`` (URDF links
+    ``contact_bodies`` (their MuJoCo body ids), ``terrain`` (the
+    :class:`trajopt.terrain.Terrain` or ``None``), ``terrain_geoms`` and
+    ``body_geoms`` (ids of its solids and of the links' collision shapes),
+    ``folded_links`` (URDF links
     whose inertia was folded into a welded link), ``mass``, ``floating``,
     ``order`` (the :class:`models.orders.StateOrder` of MuJoCo's vectors) and
     the permutations ``q_index``/``v_index``/``u_index`` with
@@ -123,8 +130,11 @@ class MujocoRobot:
     base velocity frame) and ``ctrl = u[u_index]``.
     """
 
-    def __init__(self, robot: Any, spec: "mujoco.MjSpec", model: "mujoco.MjModel", contact_geoms: Sequence[int], folded_links: Sequence[str] = ()) -> None:
-        self.robot, self.spec, self.model = robot, spec, model
+    def __init__(self, robot: Any, spec: "mujoco.MjSpec", model: "mujoco.MjModel", contact_geoms: Sequence[int], folded_links: Sequence[str] = (), terrain: Any = None) -> None:
+        self.robot, self.spec, self.model, self.terrain = robot, spec, model, terrain
+        geoms = [model.geom(g).name for g in range(model.ngeom)]
+        self.terrain_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith("terrain_")], dtype=int)
+        self.body_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith("body_")], dtype=int)
         self.folded_links = tuple(folded_links)
         self.floating = bool(robot.is_floating)
         self.contact_geoms = np.asarray(contact_geoms, dtype=int)
@@ -269,6 +279,7 @@ def build_model(
     contact: Optional[ContactParameters] = None,
     integrator: str = "implicitfast",
     joint_friction: bool = False,
+    terrain: Any = None,
 ) -> MujocoRobot:
     """A :class:`MujocoRobot` of ``robot`` (module docstring).
 
@@ -277,7 +288,9 @@ def build_model(
     none). ``timestep`` (s) and ``integrator`` (``"euler"``,
     ``"implicitfast"``, ``"implicit"``, ``"rk4"``) set MuJoCo's stepping;
     ``contact`` the contact spheres and MuJoCo's contact model;
-    ``joint_friction`` keeps the URDF's joint damping and dry friction.
+    ``joint_friction`` keeps the URDF's joint damping and dry friction;
+    ``terrain`` (a :class:`trajopt.terrain.Terrain`) replaces the ground by
+    its solids and adds the links' collision shapes (module docstring).
     """
     contact = contact or ContactParameters()
     if not (np.isfinite(timestep) and timestep > 0):
@@ -303,14 +316,14 @@ def build_model(
         if not joint_friction:
             joint.damping, joint.frictionloss = np.zeros(3), 0.0
         joint.armature = 0.0
-    names = _add_contacts(spec, robot, contact)
+    names = _add_contacts(spec, robot, contact, terrain)
     try:
         _add_actuators(spec, robot, spec.compile())
         model = spec.compile()
     except ValueError as err:  # MuJoCo's compiler errors, e.g. a massless or point-mass moving link
         raise ValueError(f"robot: MuJoCo cannot compile a model of {robot.name!r}: {err}".replace("\n", "; ")) from None
     geoms = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, n) for n in names]
-    return MujocoRobot(robot, spec, model, geoms, folded)
+    return MujocoRobot(robot, spec, model, geoms, folded, terrain)
 
 
 def _check_contact(contact: ContactParameters) -> None:
@@ -364,11 +377,16 @@ def _joint_of_velocity(pin_model: pin.Model, i: int) -> str:
     raise ValueError(f"pin_model: no joint owns velocity coordinate {i}")
 
 
-def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters) -> list:
-    """Contact spheres centred at the robot's kinematics bodies and the ground plane; the spheres' geom names."""
+def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters, terrain: Any = None) -> list:
+    """Contact spheres centred at the robot's kinematics bodies and the ground plane (or the terrain, and
+    the links' collision shapes: :mod:`.terrain`); the spheres' geom names."""
     pin_model = robot.pin_model
     friction = np.array([float(getattr(robot, "mu", 1.0)), 0.0, 0.0])
-    geoms = [spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], pos=[0, 0, -contact.radius])]
+    if terrain is None:
+        geoms = [spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], pos=[0, 0, -contact.radius])]
+    else:
+        geoms = add_terrain(spec, terrain, contact.radius)
+        add_body_collisions(spec, robot, lambda joint: _joint_body(spec, pin_model, joint))
     for frame_name in robot.kinematics_bodies:
         frame = pin_model.frames[pin_model.getFrameId(frame_name)]
         body = _joint_body(spec, pin_model, frame.parentJoint)
@@ -376,4 +394,4 @@ def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters)
     for geom in geoms:
         geom.friction, geom.condim = friction, 3
         geom.solref, geom.solimp = np.array(contact.solref, dtype=float), np.array(contact.solimp, dtype=float)
-    return [g.name for g in geoms[1:]]
+    return [g.name for g in geoms[len(geoms) - robot.nc :]]
