@@ -37,11 +37,8 @@ class Satellite(RigidBody):
         return u
 
 
-def main(argv: Optional[Sequence[str]] = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("example_output"), help="output directory")
-    args = parser.parse_args(argv)
-
+def satellite_slew() -> Problem:
+    """The slew: rest to rest, 90 degrees about z in 4 s, |u| <= 2 N m, minimizing the torques."""
     model = Satellite()
     rest = np.zeros(3)
     x0 = model.build_state(rest, axis_angle_to_quat(rest), rest, rest)
@@ -51,8 +48,15 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     problem.add_cost(QuadraticCost(model, Q=np.zeros(12), R=np.ones(3), x_ref=xf))
     problem.add_constraint(GoalConstraint(model, xf))
     problem.bound_controls(lower=-2.0, upper=2.0)  # |u| <= 2 N m
+    return problem
 
-    solution = solve(problem)
+
+def main(argv: Optional[Sequence[str]] = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("example_output"), help="output directory")
+    args = parser.parse_args(argv)
+
+    solution = solve(satellite_slew())
     print(solution.summary())
     figure = args.out / "satellite.png"
     plot_solution(solution, path=figure, overwrite=True)

@@ -62,7 +62,7 @@ def track(solution: trajopt.Solution, dt: float = 5e-3) -> tuple[SimResult, SimR
     """Closed-loop (LQR) and feedforward-only simulations of the heavier quadrotor."""
     model = solution.problem.model
     K = lqr_gains(model, solution.times, solution.states, solution.controls, Q_WEIGHTS, R_WEIGHT)
-    plant = Quadrotor(mass=MASS_ERROR * model.mass, u_max=model.u_max)
+    plant = Quadrotor(mass=MASS_ERROR * model.mass(), u_max=model.u_max)
     x0, T = perturbed_start(solution.states[0]), float(solution.times[-1])
     feedback = TrackingController(model, solution, K, saturate=True)
     feedforward = TrackingController(model, solution, np.zeros_like(K), saturate=True)

@@ -3,7 +3,9 @@
 Modules: ``quaternion`` (products, attitude Jacobian, matrices, axis-angle),
 ``so3`` (exp/log/Jacobians, exported as ``so3_*``), ``se3`` (exp6/log6/Jexp6/Jlog6,
 pinocchio's conventions), ``mrp``, ``rodrigues``, ``cayley``, ``euler`` (ZYX,
-OCS2 order), ``rotations`` (parameterization classes), ``lie_state``
+OCS2 order), ``rotations`` (the parameterization classes ``UnitQuaternion``,
+``MRP``, ``RodriguesParam``, ``Cayley``, ``EulerZYX``, ``RotationVec``, each
+also the type of a rotation held in it), ``lie_state``
 (``LieState``/``QuatState`` error-state maps), ``rbstate`` (``RBState``).
 Conventions: /work/shared/DESIGN.md.
 """
@@ -42,7 +44,7 @@ from .rodrigues import (
     rodrigues_to_quat,
     rodrigues_to_rot,
 )
-from .rotations import MRP, ROTATIONS, RodriguesParam, RotationParam, UnitQuaternion
+from .rotations import MRP, ROTATIONS, Cayley, EulerZYX, RodriguesParam, RotationParam, RotationVec, UnitQuaternion
 from .se3 import Jexp6, Jlog6, exp6, log6
 from .so3 import exp as so3_exp
 from .so3 import left_jacobian as so3_left_jacobian

@@ -225,6 +225,18 @@ def sign(a: Any) -> Any:
     return np.where(np.asarray(a) < 0, -1.0, 1.0)
 
 
+def logical_and(a: Any, b: Any) -> Any:
+    """Elementwise ``a and b`` of two conditions (symbolic or numeric)."""
+    if is_symbolic(a, b):
+        return ca.logic_and(a, b)
+    return np.logical_and(a, b)
+
+
+def floor(a: Any) -> Any:
+    """Largest integer ``<= a``, elementwise (its CasADi derivative is 0)."""
+    return ca.floor(a) if is_symbolic(a) else np.floor(a)
+
+
 def if_else(cond: Any, a: Any, b: Any) -> Any:
     """Elementwise ``a if cond else b``; both branches are evaluated.
 

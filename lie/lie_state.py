@@ -3,8 +3,9 @@
 A :class:`LieState` describes ``x = [x_0; p_1; x_1; p_2; ...; p_N; x_N]`` with
 vector parts ``x_k`` of sizes ``partition = (n_0, ..., n_N)`` (any may be 0)
 and ``N = len(partition) - 1`` rotations ``p_i`` in one parameterization
-(:class:`lie.UnitQuaternion`, :class:`lie.MRP` or :class:`lie.RodriguesParam`),
-as RobotDynamics.jl's ``LieState``. Its error (tangent) state
+(any of :data:`lie.ROTATIONS`: :class:`lie.UnitQuaternion`, :class:`lie.MRP`,
+:class:`lie.RodriguesParam`, :class:`lie.Cayley`, :class:`lie.EulerZYX`,
+:class:`lie.RotationVec`), as RobotDynamics.jl's ``LieState``. Its error (tangent) state
 ``dx = [dx_0; dphi_1; dx_1; ...]`` has 3 entries per rotation::
 
     state_error(x, x0):  dx_k = x_k - x0_k,  dphi_i = rotation.error(p_i, p0_i)

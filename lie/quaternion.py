@@ -143,19 +143,24 @@ def axis_angle_to_quat(phi: Any, tol: float = SMALL_ANGLE) -> Any:
     return B.vcat([c, s * phi])
 
 
-def quat_to_axis_angle(q: Any, tol: float = SMALL_ANGLE) -> Any:
+def quat_to_axis_angle(q: Any, tol: float = SMALL_ANGLE, shortest: bool = True) -> Any:
     """Rotation vector ``phi`` (3,) of a quaternion, shortest path: ``|phi| <= pi``.
 
     ``q`` and ``-q`` give the same ``phi`` (the sign is flipped when ``qw < 0``).
     ``phi = 2 atan2(|v|, w) v / |v|`` for ``q = [w, v]``; below ``|v| < tol``
     the ratio uses its series ``(2/w)(1 - |v|^2/(3 w^2))`` so values and first
     derivatives are finite near the identity.
+
+    With ``shortest=False`` the sign of ``q`` is kept: ``qw < 0`` gives an
+    angle ``|phi|`` in ``(pi, 2 pi)``, so ``phi`` is continuous along a
+    continuous quaternion path through ``qw = 0`` (singular at ``q = [-1, 0,
+    0, 0]``, a turn by ``2 pi``; the series is used only near ``qw = +1``).
     """
     q = B.vector(q, 4, "q")
-    s = B.sign(q[0])
+    s = B.sign(q[0]) if shortest else 1.0
     w, v = s * q[0], s * q[1:4]
     n2 = B.dot(v, v)
-    small = n2 < tol * tol
+    small = n2 < tol * tol if shortest else B.logical_and(n2 < tol * tol, w > 0)
     n = B.sqrt(B.if_else(small, 1.0, n2))
     w_safe = B.if_else(small, w, 1.0)
     ratio_exact = 2 * B.atan2(n, w) / n

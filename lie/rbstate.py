@@ -16,40 +16,25 @@ import numpy as np
 
 from . import _backend as B
 from .lie_state import LieState
-from .quaternion import check_unit_quaternion, rot_to_quat
-from .rotations import UnitQuaternion
-
-#: Tolerance on ``|R^T R - I|`` (max entry) for a numeric rotation matrix given as attitude.
-ORTHONORMAL_TOL = 1e-6
-
-
-def _attitude_to_quat(q: Any, renormalize: bool) -> Any:
-    """Quaternion (4,) from a quaternion (4,) or a rotation matrix (3x3), normalized or checked."""
-    if tuple(q.shape if hasattr(q, "shape") else np.shape(q)) == (3, 3):
-        R = B.matrix(q, (3, 3), "q")
-        if not B.is_symbolic(R):
-            err = np.abs(R.T @ R - np.eye(3)).max()
-            if err > ORTHONORMAL_TOL or np.linalg.det(R) < 0:
-                raise ValueError(f"q: a 3x3 attitude must be a rotation matrix (|R^T R - I| = {err:.3g}, det = {np.linalg.det(R):.6g})")
-        q = rot_to_quat(R)
-    q = B.vector(q, 4, "q")
-    if B.is_symbolic(q):
-        return q / B.norm(q) if renormalize else q
-    if not renormalize:
-        check_unit_quaternion(q, "q")
-        return q
-    nrm = B.norm(q)
-    if nrm < 1e-12:
-        raise ValueError(f"q: cannot normalize a zero quaternion {q}")
-    return q / nrm
-
+from .rotations import UnitQuaternion, attitude_to_quat
 
 class RBState:
     """Rigid-body state ``[r; q; v; w]`` (13,) holding a unit quaternion.
 
-    ``RBState(r, q, v, w)`` takes ``q`` as a quaternion (4,) or a rotation
-    matrix (3x3). With ``renormalize=True`` (default) a quaternion is scaled to
-    unit norm; with ``renormalize=False`` it is stored as given, and a numeric
+    Constructors, as RobotDynamics.jl's:
+
+    - ``RBState(r, q, v, w)``: ``q`` a quaternion (4,), a rotation matrix
+      (3x3) or a rotation of any :mod:`lie.rotations` parameterization
+      (e.g. ``MRP(p)``);
+    - ``RBState(x)``: ``x = [r; q; v; w]`` (13,) (or another ``RBState``);
+    - ``RBState(model, x, renorm=False)``: the state vector ``x`` of a
+      rigid-body model (any object with a ``rotation`` parameterization,
+      e.g. :class:`models.RigidBody`), ``[r; p; v; w]`` (``9 + size``,).
+
+    A quaternion is scaled to unit norm when ``renormalize`` (the keyword, or
+    ``renorm`` given third after ``model, x`` or fifth after ``r, q, v, w``)
+    is true: by default for the first two forms, not for ``(model, x)``
+    (RobotDynamics' defaults). Otherwise it is stored as given, and a numeric
     one must be unit to 1e-6 (``ValueError`` otherwise). Symbolic input is
     never checked.
 
@@ -64,9 +49,25 @@ class RBState:
     lie_state = LieState(UnitQuaternion, (3, 6))
     _R, _Q, _V, _W = slice(0, 3), slice(3, 7), slice(7, 10), slice(10, 13)
 
-    def __init__(self, r: Any, q: Any, v: Any, w: Any, renormalize: bool = True) -> None:
-        parts = [B.vector(r, 3, "r"), _attitude_to_quat(q, renormalize), B.vector(v, 3, "v"), B.vector(w, 3, "w")]
-        self._x = B.vcat(parts)
+    def __init__(self, *args: Any, renormalize: bool | None = None) -> None:
+        if len(args) in (2, 3) and hasattr(args[0], "rotation"):
+            rotation, default = args[0].rotation, False
+            n = rotation.size
+            x = B.vector(args[1], 9 + n, "x")
+            r, q, v, w = x[0:3], rotation.to_quat(x[3 : 3 + n]), x[3 + n : 6 + n], x[6 + n : 9 + n]
+            flag = args[2:]
+        elif len(args) == 1:
+            x = B.vector(args[0].vector() if isinstance(args[0], RBState) else args[0], 13, "x")
+            r, q, v, w = x[self._R], x[self._Q], x[self._V], x[self._W]
+            default, flag = True, ()
+        elif len(args) in (4, 5):
+            (r, q, v, w), default, flag = args[:4], True, args[4:]
+        else:
+            raise TypeError(f"RBState: expected (r, q, v, w), (x) or (model, x[, renorm]), got {len(args)} positional arguments")
+        if flag and renormalize is not None:
+            raise TypeError("RBState: renorm given twice (positionally and as renormalize=)")
+        renorm = bool(flag[0]) if flag else default if renormalize is None else renormalize
+        self._x = B.vcat([B.vector(r, 3, "r"), attitude_to_quat(q, "q", renorm), B.vector(v, 3, "v"), B.vector(w, 3, "w")])
 
     # ------------------------------------------------------------ constructors
     @classmethod

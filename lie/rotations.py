@@ -1,12 +1,13 @@
-"""Attitude parameterizations as classes: :class:`UnitQuaternion`, :class:`MRP`, :class:`RodriguesParam`.
+"""Attitude parameterizations as classes: :class:`UnitQuaternion`, :class:`MRP`,
+:class:`RodriguesParam`, :class:`Cayley`, :class:`EulerZYX` and :class:`RotationVec`.
 
-Each class is a namespace of class methods (no instances): ``size``
-parameters, converters to and from the unit quaternion, the rotation matrix,
-the kinematics ``pdot = K(p) w`` for the BODY angular velocity ``w``, and the
-error-state maps used by :class:`lie.LieState`::
+Each class is a namespace of class methods: ``size`` parameters, converters
+to and from the unit quaternion, the rotation matrix, the kinematics
+``pdot = K(p) w`` for the BODY angular velocity ``w``, and the error-state
+maps used by :class:`lie.LieState`::
 
     error(p, p0)        = quat_to_axis_angle(conj(q0) * q)        (3,)
-    compose(p0, dphi)   = from_quat(q0 * axis_angle_to_quat(dphi))  (size,; MRP: see MRP)
+    compose(p0, dphi)   = from_quat(q0 * axis_angle_to_quat(dphi))  (size,; MRP, EulerZYX, RotationVec: see there)
     error_jacobian(p)   = d compose(p, dphi)/d dphi at dphi = 0     (size x 3)
     error_jacobian_T(p) = d error(y, p)/d y at y = p                (3 x size)
 
@@ -18,6 +19,13 @@ quaternion ``0.5 G(q)`` and ``2 G(q)^T``; ``error_jacobian_T @ error_jacobian
 RobotDynamics.jl's Cayley error is about half of it, so its attitude weights
 are 4 times ours (see :mod:`lie.cayley`).
 
+A class is also the type of a rotation held in that parameterization, as in
+Rotations.jl: ``MRP(p)`` is the rotation with parameters ``p``, ``MRP(other)``
+converts another parameterization's rotation or a rotation matrix, and
+``rot.params``, ``rot.as_quat()``, ``rot.as_matrix()``, ``rot @ v`` (turns
+the vector ``v``), ``rot1 @ rot2`` (composition) and ``rot.inv()`` work on it;
+``numpy.asarray(rot)`` is its parameter vector.
+
 All methods accept numpy (return numpy) or CasADi SX/MX (return the same type).
 """
 from __future__ import annotations
@@ -27,14 +35,64 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _backend as B
+from .cayley import cayley_to_quat, quat_to_cayley
+from .euler import euler_zyx_rate_matrix, euler_zyx_rate_matrix_inv, euler_zyx_to_quat, quat_to_euler_zyx
 from .mrp import mrp_kinematics_matrix, mrp_kinematics_matrix_inv, mrp_to_quat, quat_to_mrp
-from .quaternion import attitude_jacobian, axis_angle_to_quat, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+from .quaternion import (
+    attitude_jacobian,
+    axis_angle_to_quat,
+    check_unit_quaternion,
+    quat_conj,
+    quat_mult,
+    quat_to_axis_angle,
+    quat_to_rot,
+    rot_to_quat,
+)
 from .rodrigues import (
     quat_to_rodrigues,
     rodrigues_kinematics_matrix,
     rodrigues_kinematics_matrix_inv,
     rodrigues_to_quat,
 )
+from .so3 import right_jacobian, right_jacobian_inv
+
+#: Tolerance on ``|R^T R - I|`` (max entry) for a numeric rotation matrix given as an attitude.
+ORTHONORMAL_TOL = 1e-6
+
+
+def attitude_to_quat(attitude: Any, name: str = "q", renormalize: bool = False) -> Any:
+    """Unit quaternion (4,) of an attitude: a :class:`RotationParam` rotation, a quaternion (4,) or a rotation matrix (3x3).
+
+    A numeric matrix must be a rotation (``|R^T R - I| <= ORTHONORMAL_TOL``,
+    ``det R > 0``). A numeric quaternion is scaled to unit norm with
+    ``renormalize`` (a zero one raises), else it must be unit to 1e-6
+    (``ValueError`` naming ``name``). Symbolic input is never checked
+    (``renormalize`` still divides by the norm).
+    """
+    if isinstance(attitude, RotationParam):
+        return attitude.as_quat()
+    if tuple(attitude.shape if hasattr(attitude, "shape") else np.shape(attitude)) == (3, 3):
+        R = B.matrix(attitude, (3, 3), name)
+        if not B.is_symbolic(R):
+            err = np.abs(R.T @ R - np.eye(3)).max()
+            if err > ORTHONORMAL_TOL or np.linalg.det(R) < 0:
+                raise ValueError(f"{name}: a 3x3 attitude must be a rotation matrix (|R^T R - I| = {err:.3g}, det = {np.linalg.det(R):.6g})")
+        attitude = rot_to_quat(R)
+    q = B.vector(attitude, 4, name)
+    if B.is_symbolic(q):
+        return q / B.norm(q) if renormalize else q
+    if not renormalize:
+        check_unit_quaternion(q, name)
+        return q
+    nrm = B.norm(q)
+    if nrm < 1e-12:
+        raise ValueError(f"{name}: cannot normalize a zero quaternion {q}")
+    return q / nrm
+
+
+def _turned(q0: Any, dphi: Any) -> Any:
+    """``q0 * exp(dphi)`` (4,): the quaternion ``q0`` turned by the body-frame rotation vector ``dphi`` (3,)."""
+    return quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi")))
 
 
 class RotationParam:
@@ -42,7 +100,72 @@ class RotationParam:
 
     A subclass sets ``size``, ``name`` and four plain functions: ``_to_quat``,
     ``_from_quat``, ``_kinematics`` (``K(p)``) and ``_kinematics_inv`` (``K(p)^-1``).
+
+    ``R(p)`` is a rotation held in this parameterization (``p``: the ``size``
+    parameters, numeric or symbolic, copied), ``R(rot)`` converts a rotation
+    of another parameterization and ``R(M)`` a rotation matrix (3x3, checked
+    as in :func:`attitude_to_quat`). A numeric :class:`UnitQuaternion` must be
+    unit to 1e-6 unless ``renorm=True``, which scales it to unit norm
+    (RobotDynamics.jl's ``renorm``); ``renorm`` does nothing to the
+    3-parameter sets.
     """
+
+    def __init__(self, params: Any, renorm: bool = False) -> None:
+        cls = type(self)
+        if isinstance(params, RotationParam) or tuple(params.shape if hasattr(params, "shape") else np.shape(params)) == (3, 3):
+            params = cls.from_quat(attitude_to_quat(params, "params"))
+        p = cls._param(params, "params")
+        if cls._unit_norm:
+            p = attitude_to_quat(p, "params", renormalize=renorm)
+        #: The parameter vector (``size``,): a numpy array, or a CasADi column for symbolic rotations.
+        self.params = p.copy() if isinstance(p, np.ndarray) else p
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if B.is_symbolic(self.params):
+            raise TypeError(f"{self!r} is symbolic; it has no numeric array")
+        return np.array(self.params, dtype=dtype)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.params[index]
+
+    def __iter__(self) -> Any:
+        return iter(self.params[i] for i in range(self.size))
+
+    def as_quat(self) -> Any:
+        """Unit quaternion ``[qw, qx, qy, qz]`` (4,) of this rotation (sign as :meth:`to_quat` gives it)."""
+        return type(self).to_quat(self.params)
+
+    def as_matrix(self) -> Any:
+        """Rotation matrix (3x3, body to world)."""
+        return type(self).to_rot(self.params)
+
+    def inv(self) -> "RotationParam":
+        """The inverse rotation, in the same parameterization."""
+        cls = type(self)
+        return cls(cls.from_quat(quat_conj(self.as_quat())))
+
+    def __matmul__(self, other: Any) -> Any:
+        """``rot @ v``: the vector ``v`` (3,) turned by the rotation; ``rot @ rot2``: the composition, in ``rot``'s parameterization."""
+        if isinstance(other, RotationParam):
+            cls = type(self)
+            return cls(cls.from_quat(quat_mult(self.as_quat(), other.as_quat())))
+        return self.as_matrix() @ B.vector(other, 3, "v")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RotationParam):
+            return NotImplemented
+        if B.is_symbolic(self.params, other.params):
+            raise TypeError("RotationParam: symbolic rotations cannot be compared")
+        return type(self) is type(other) and bool(np.array_equal(self.params, other.params))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        text = np.array2string(np.asarray(self.params), precision=6) if not B.is_symbolic(self.params) else str(self.params)
+        return f"{self.name}({text})"
 
     #: number of parameters
     size: int
@@ -52,6 +175,8 @@ class RotationParam:
     _from_quat: Callable[[Any], Any]
     _kinematics: Callable[[Any], Any]
     _kinematics_inv: Callable[[Any], Any]
+    #: Whether the parameters are a unit quaternion (checked, or scaled with ``renorm``).
+    _unit_norm: bool = False
 
     @classmethod
     def _param(cls, p: Any, name: str = "p") -> Any:
@@ -92,7 +217,7 @@ class RotationParam:
     def compose(cls, p0: Any, dphi: Any) -> Any:
         """``p0`` turned by the body-frame rotation vector ``dphi`` (3,): ``q0 * exp(dphi)``."""
         q0 = cls.to_quat(cls._param(p0, "p0"))
-        return cls.from_quat(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi"))))
+        return cls.from_quat(_turned(q0, dphi))
 
     @classmethod
     def error_jacobian(cls, p: Any) -> Any:
@@ -115,6 +240,7 @@ class UnitQuaternion(RotationParam):
 
     size = 4
     name = "UnitQuaternion"
+    _unit_norm = True
     _to_quat = staticmethod(lambda q: q)
     _from_quat = staticmethod(lambda q: q)
     _kinematics = staticmethod(lambda q: 0.5 * attitude_jacobian(q))
@@ -142,7 +268,7 @@ class MRP(RotationParam):
     @classmethod
     def compose(cls, p0: Any, dphi: Any) -> Any:
         q0 = cls.to_quat(cls._param(p0, "p0"))
-        return quat_to_mrp(quat_mult(q0, axis_angle_to_quat(B.vector(dphi, 3, "dphi"))), canonical=False)
+        return quat_to_mrp(_turned(q0, dphi), canonical=False)
 
 
 class RodriguesParam(RotationParam):
@@ -159,5 +285,75 @@ class RodriguesParam(RotationParam):
     _kinematics_inv = staticmethod(rodrigues_kinematics_matrix_inv)
 
 
-#: The parameterizations :class:`lie.LieState` and :class:`lie.RBState` accept.
-ROTATIONS = (UnitQuaternion, MRP, RodriguesParam)
+class Cayley(RodriguesParam):
+    """The Cayley parameters ``g = v/w`` (3 parameters; :mod:`lie.cayley`): RobotDynamics.jl's and
+    Rotations.jl's name (``CayleyMap``) for the Rodrigues (Gibbs) vector.
+
+    The very same numbers and maps as :class:`RodriguesParam` (a subclass of
+    it), under the name a RobotDynamics.jl user looks for. Sign-free; singular
+    at a half turn. As an attitude its error is still this package's
+    axis-angle (module docstring), not the Cayley error of Rotations.jl.
+    """
+
+    name = "Cayley"
+    _to_quat = staticmethod(cayley_to_quat)
+    _from_quat = staticmethod(quat_to_cayley)
+
+
+class EulerZYX(RotationParam):
+    """ZYX Euler angles ``e = (yaw, pitch, roll)`` (3 parameters; :mod:`lie.euler`), Rotations.jl's ``RotZYX``.
+
+    ``R(e) = Rz(yaw) Ry(pitch) Rx(roll)``, ``K(e) = euler_zyx_rate_matrix(e)``
+    (singular at ``pitch = +-pi/2``, gimbal lock; numeric calls there raise).
+    ``from_quat`` returns yaw and roll in ``(-pi, pi]``, pitch in ``[-pi/2,
+    pi/2]``. ``compose(p0, dphi) = p0 + step`` with ``step`` the change of
+    the canonical angles from ``q0`` to ``q0 exp(dphi)``, its yaw and roll
+    brought into ``[-pi, pi)``: continuous in ``dphi`` also for a yaw that
+    has wound past ``pi``, and exactly ``p0`` at ``dphi = 0``, for every
+    ``p0`` with ``|pitch| < pi/2`` (the domain of this chart).
+    """
+
+    size = 3
+    name = "EulerZYX"
+    _to_quat = staticmethod(euler_zyx_to_quat)
+    _from_quat = staticmethod(quat_to_euler_zyx)
+    _kinematics = staticmethod(euler_zyx_rate_matrix)
+    _kinematics_inv = staticmethod(euler_zyx_rate_matrix_inv)
+
+    @classmethod
+    def compose(cls, p0: Any, dphi: Any) -> Any:
+        p0 = cls._param(p0, "p0")
+        q0 = euler_zyx_to_quat(p0)
+        step = quat_to_euler_zyx(_turned(q0, dphi)) - quat_to_euler_zyx(q0)
+        turns = B.floor(step / (2 * np.pi) + 0.5)  # yaw and roll steps brought into [-pi, pi)
+        return p0 + step - (2 * np.pi) * B.vcat([turns[0], 0.0, turns[2]])
+
+
+class RotationVec(RotationParam):
+    """Rotation vector ``phi`` = axis times angle (3 parameters; :mod:`lie.so3`), Rotations.jl's ``RotationVec``.
+
+    ``to_quat = exp``, ``from_quat`` the shortest-path logarithm (``|phi| <=
+    pi``), ``K(phi) = Jr(phi)^-1`` (:func:`lie.so3_right_jacobian_inv`) and
+    ``K^-1 = Jr(phi)``; singular at ``|phi| = 2 pi``. ``compose(p0, dphi) =
+    p0 + log(q0 exp(dphi)) - log(q0)`` with the logarithm that keeps the
+    quaternion's sign (no jump at ``|phi| = pi``): continuous in ``dphi``,
+    and exactly ``p0`` at ``dphi = 0``, for every ``|p0| < 2 pi``.
+    """
+
+    size = 3
+    name = "RotationVec"
+    _to_quat = staticmethod(axis_angle_to_quat)
+    _from_quat = staticmethod(quat_to_axis_angle)
+    _kinematics = staticmethod(right_jacobian_inv)
+    _kinematics_inv = staticmethod(right_jacobian)
+
+    @classmethod
+    def compose(cls, p0: Any, dphi: Any) -> Any:
+        p0 = cls._param(p0, "p0")
+        q0 = cls.to_quat(p0)
+        turned = quat_to_axis_angle(_turned(q0, dphi), shortest=False)
+        return p0 + (turned - quat_to_axis_angle(q0, shortest=False))
+
+
+#: The parameterizations :class:`lie.LieState`, :class:`lie.RBState` and :class:`models.RigidBody` accept.
+ROTATIONS = (UnitQuaternion, MRP, RodriguesParam, Cayley, EulerZYX, RotationVec)

@@ -35,6 +35,7 @@ import numpy as np
 from lie import LieState
 from lie import _backend as B
 
+from .casadi_names import casadi_name
 from .lie_group_model import LieGroupModel
 from .multibody.contact import contact_dynamics_function
 from .multibody_model import MultibodyModel
@@ -61,7 +62,7 @@ class ContactDynamics(LieGroupModel):
         if formulation == "contact":
             self.dynamics_param_dim = robot.nc
             self.symbol_type = ca.MX
-            self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), f"{robot.name}_contact_kkt")
+            self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), casadi_name(f"{robot.name}_contact_kkt"))
 
     # ------------------------------------------------------------------ sizes
     @property

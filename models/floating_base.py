@@ -61,7 +61,14 @@ is ``R^T r'' = a_B[:3] + w_B x v_B`` (:meth:`FloatingBaseModel.classical_base_ac
 OCS2's floating-base README writes ``d/dt v_B = aba_Bv + w x v``: with ``aba_B``
 the spatial acceleration that right-hand side is the classical acceleration,
 not the derivative of ``v_B``, and integrating it next to ``d/dt r = R v_B``
-drifts (tests/test_floating_base.py shows it). Here ``d/dt v_B = a_B[:3]``.
+drifts (tests/test_floating_base.py shows it). Here ``d/dt v_B = a_B[:3]``
+(``convention="spatial"``, the default). ``convention="ocs2"`` adds the term
+exactly as that README writes it, ``d/dt v_B = a_B[:3] + w_B x v_B`` (in both
+formulations, every other row unchanged), to compare numbers with OCS2: the
+two flow maps differ by ``[w_B x v_B; 0]`` and, in a free flight of the Go1
+(``v_B = (1, 0, 0.5)`` m/s, ``w_B = (0.3, -0.2, 2)`` rad/s, 0.5 s), the
+``"ocs2"`` centre of mass ends 0.28 m (and 1.19 m/s) off its ballistic path,
+the default's within 1e-12 m (tests/test_seed_ocs2.py).
 
 Gimbal lock. ``E(e)`` contains ``1 / cos(pitch)``: the chart is singular at
 ``pitch = +-pi/2``. Numeric calls (:meth:`dynamics`, :meth:`dynamics_jacobian`,
@@ -86,6 +93,7 @@ import numpy as np
 from lie import _backend as B
 from lie import euler_zyx_rate_matrix, euler_zyx_to_quat, euler_zyx_to_rot, quat_to_euler_zyx
 
+from .casadi_names import casadi_name
 from .model import Model
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
@@ -106,6 +114,8 @@ SINGULAR_COS = 1e-9
 #: Widths of a point contact's force and a surface contact's wrench in ``u``.
 POINT_WIDTH, SURFACE_WIDTH = 3, 6
 FORMULATIONS = ("forward", "inverse")
+#: ``d/dt v_B`` as the derivative of the base velocity (``"spatial"``) or with OCS2's ``+ w_B x v_B`` (module docstring).
+CONVENTIONS = ("spatial", "ocs2")
 
 
 class GimbalLockWarning(UserWarning):
@@ -144,8 +154,16 @@ class FloatingBaseModel(Model):
     formulation:
         ``"forward"`` (the flow map) or ``"inverse"`` (``a_B`` in the input;
         module docstring).
+    convention:
+        ``"spatial"`` (default): ``d/dt v_B = a_B[:3]``, the physically
+        consistent derivative of the base velocity. ``"ocs2"``: ``d/dt v_B =
+        a_B[:3] + w_B x v_B`` exactly as OCS2's floating-base model writes it,
+        to compare with OCS2's numbers; that right-hand side is the classical
+        acceleration, so integrated beside ``d/dt r = R v_B`` it drifts
+        (module docstring).
     name:
-        Prefix of the generated functions' names (default ``<robot.name>_floating_base_<formulation>``).
+        Prefix of the generated functions' names (default
+        ``<robot.name>_floating_base_<formulation>``, ``_ocs2`` appended for that convention).
 
     Attributes: ``robot``, ``formulation``, ``nj`` (actuated joints),
     ``contacts`` (points, then surfaces), ``contact_slices`` (the input entries
@@ -160,14 +178,17 @@ class FloatingBaseModel(Model):
         surface_contacts: Sequence[str] = (),
         formulation: str = "forward",
         name: Optional[str] = None,
+        convention: str = "spatial",
     ) -> None:
         super().__init__()
         if not isinstance(robot, MultibodyModel) or not robot.is_floating:
             raise ValueError(f"robot: expected a floating-base MultibodyModel, got {type(robot).__name__}")
         if formulation not in FORMULATIONS:
             raise ValueError(f"formulation: expected one of {FORMULATIONS}, got {formulation!r}")
-        self.robot, self.formulation = robot, formulation
-        self.name = name or f"{robot.name}_floating_base_{formulation}"
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention: expected one of {CONVENTIONS}, got {convention!r}")
+        self.robot, self.formulation, self.convention = robot, formulation, convention
+        self.name = name or f"{robot.name}_floating_base_{formulation}" + ("_ocs2" if convention == "ocs2" else "")
         self.nj = robot.nv - BASE_NV
         self.point_contacts = _contact_frames(robot, point_contacts, "point_contacts")
         self.surface_contacts = _contact_frames(robot, surface_contacts, "surface_contacts")
@@ -231,7 +252,8 @@ class FloatingBaseModel(Model):
         """The flow map ``xdot`` (12 + nj) of the module docstring (``t`` unused).
 
         ``d/dt [v_B; w_B]`` is :meth:`base_acceleration` (``"forward"``) or the
-        input's ``a_B`` (``"inverse"``).
+        input's ``a_B`` (``"inverse"``), plus ``[w_B x v_B; 0]`` with
+        ``convention="ocs2"``.
         """
         return self.casadi_function("dynamics")(x, u, t)
 
@@ -276,7 +298,7 @@ class FloatingBaseModel(Model):
         """SX Function ``<name>_<key>(x, u[, t])`` of one output, common subexpressions merged."""
         x, u, t = self.symbols()
         inputs, names = ([x, u, t], ["x", "u", "t"]) if time else ([x, u], ["x", "u"])
-        return ca.Function(f"{self.name}_{key}", inputs, [output(x, u)], names, ["o0"], {"cse": True})
+        return ca.Function(casadi_name(f"{self.name}_{key}"), inputs, [output(x, u)], names, ["o0"], {"cse": True})
 
     # ------------------------------------------------- symbolic building blocks
     def _multibody_qv(self, x: ca.SX, u: ca.SX) -> Tuple[ca.SX, ca.SX]:
@@ -303,6 +325,8 @@ class FloatingBaseModel(Model):
         rdot = ca.mtimes(euler_zyx_to_rot(e), x[BASE_LINEAR_VELOCITY])
         edot = ca.mtimes(euler_zyx_rate_matrix(e), x[BASE_ANGULAR_VELOCITY])
         a_b = u[self.base_acceleration_slice] if self.formulation == "inverse" else self._base_acceleration(x, u)
+        if self.convention == "ocs2":  # OCS2's "aba_Bv + w x v" (module docstring)
+            a_b = a_b + ca.vertcat(ca.cross(x[BASE_ANGULAR_VELOCITY], x[BASE_LINEAR_VELOCITY]), ca.SX.zeros(3, 1))
         return ca.vertcat(a_b, rdot, edot, u[self.joint_velocity_slice])
 
     def _unbalanced_force(self, x: ca.SX, u: ca.SX, a_b: ca.SX) -> ca.SX:

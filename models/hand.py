@@ -71,6 +71,16 @@ class HandDimensions:
             raise ValueError("finger_y: expected at least one finger")
 
 
+#: RGBA colours of the capsules (``GeometryObject.meshColor``, what viewers draw).
+PALM_COLOR = (0.62, 0.50, 0.42, 1.0)
+FINGER_COLOR = (0.86, 0.74, 0.62, 1.0)
+
+
+def _colored(obj: pin.GeometryObject, color: Tuple[float, float, float, float]) -> pin.GeometryObject:
+    obj.meshColor = np.array(color)
+    return obj
+
+
 def _rotation_z_to(axis: str) -> np.ndarray:
     """Rotation taking a coal capsule's axis (local z) onto the x or y axis."""
     return pin.utils.rotate("y", np.pi / 2) if axis == "x" else pin.utils.rotate("x", -np.pi / 2)
@@ -94,7 +104,7 @@ def hand_model(dims: HandDimensions = HandDimensions()) -> Tuple[pin.Model, pin.
     for name, x in zip(("palm_distal", "palm_proximal"), dims.palm_x):
         placement = pin.SE3(along_y.rotation, np.array([x, 0.0, 0.0]))
         shape = coal.Capsule(dims.palm_radius, 2 * dims.palm_half_width)
-        palm.append(geom.addGeometryObject(pin.GeometryObject(name, 0, 0, placement, shape)))
+        palm.append(geom.addGeometryObject(_colored(pin.GeometryObject(name, 0, 0, placement, shape), PALM_COLOR)))
     lo, hi = dims.joint_limits
     limits = [np.array([v]) for v in (dims.effort_limit, dims.velocity_limit, lo, hi)]
     tip_length = dims.phalanx_lengths[-1]
@@ -108,7 +118,7 @@ def hand_model(dims: HandDimensions = HandDimensions()) -> Tuple[pin.Model, pin.
             fid = model.addJointFrame(jid)
             placement = pin.SE3(_rotation_z_to("x"), np.array([length / 2, 0.0, 0.0]))
             shape = coal.Capsule(dims.phalanx_radius, length)
-            phalanges.append(geom.addGeometryObject(pin.GeometryObject(name, jid, fid, placement, shape)))
+            phalanges.append(geom.addGeometryObject(_colored(pin.GeometryObject(name, jid, fid, placement, shape), FINGER_COLOR)))
             parent, offset = jid, np.array([length, 0.0, 0.0])
         tip = pin.SE3(np.eye(3), np.array([tip_length, 0.0, 0.0]))
         model.addFrame(pin.Frame(f"finger{i}_tip", parent, model.getFrameId(f"finger{i}_3"), tip, pin.FrameType.OP_FRAME))

@@ -15,6 +15,8 @@ import numpy as np
 
 from lie import _backend as B
 
+from .casadi_names import casadi_name
+from .equilibrium import equilibrium_controls, equilibrium_residual_function
 from .numeric_call import NumericCall
 
 
@@ -24,7 +26,10 @@ class Model(ABC):
     Subclasses set :attr:`state_dim` and :attr:`control_dim` (or override the
     properties) and implement :meth:`continuous_dynamics`. Models whose state has
     rotations derive from :class:`models.LieGroupModel`, which overrides the
-    error-state methods (:meth:`state_error`, :meth:`apply_dx`, ...).
+    error-state methods (:meth:`state_error`, :meth:`apply_dx`, ...). Every
+    model has the four error-state maps under the same names (PinnZoo.jl's:
+    :meth:`state_error`, :meth:`apply_dx` alias :meth:`apply_Δx`,
+    :meth:`error_jacobian`, :meth:`error_jacobian_T`).
     """
 
     name: str = "model"
@@ -109,6 +114,26 @@ class Model(ABC):
             return ca.jacobian(f, x), ca.jacobian(f, u)
         return self._call("dynamics_jacobian", x, u, t, *extra, matrix=True)
 
+    def equilibrium_control(self, x: Any, t: float = 0.0, params: Any = None, bounds: Any = None) -> np.ndarray:
+        """The control (m,) within ``bounds`` (``(lower, upper)``, default :meth:`control_bounds`)
+        that holds the model where ``x`` puts it.
+
+        The bounded least-squares control ``argmin |f_a(x, u, t)|^2`` of the rows
+        ``f_a`` of ``xdot`` that the control can change (the velocity
+        derivatives of a mechanical system; :mod:`models.equilibrium`): hover
+        thrust for a level quadrotor, gravity-compensating torques for a fixed-base
+        arm, the smallest accelerations an underactuated model can reach.
+        Problems start from it by default (:meth:`trajopt.Problem.initial_guess`).
+        ``params``: the dynamics parameters of a model that has them. A model
+        states its own equilibrium by overriding this method.
+        """
+        x = B.check_finite(B.numeric_array(x, "x"), "x")
+        if x.shape != (self.state_dim,):
+            raise ValueError(f"x: expected shape ({self.state_dim},), got {x.shape}")
+        d = np.asarray(self._dynamics_params(params)[0], dtype=float).reshape(1, -1) if self.dynamics_param_dim else np.zeros((1, 0))
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (1, self.control_dim)) for b in (self.control_bounds() if bounds is None else bounds))
+        return equilibrium_controls(self, x[None, :], np.array([B.real(t, "t")]), d, lower, upper)[0]
+
     # -------------------------------------------------------------- error state
     def state_error(self, x: Any, x0: Any) -> Any:
         """Error ``dx`` with ``apply_dx(x0, dx) == x``; plain difference for vector states."""
@@ -117,6 +142,10 @@ class Model(ABC):
     def apply_dx(self, x0: Any, dx: Any) -> Any:
         """Retraction ``x0 (+) dx``; plain sum for vector states."""
         return B.vector(x0, self.state_dim, "x0") + B.vector(dx, self.error_dim, "dx")
+
+    def apply_Δx(self, x0: Any, dx: Any) -> Any:
+        """:meth:`apply_dx` under PinnZoo.jl's name ``apply_Δx`` (every model, whatever its ``apply_dx``)."""
+        return self.apply_dx(x0, dx)
 
     def error_jacobian(self, x: Any) -> Any:
         """``d apply_dx(x, dx) / d dx`` at ``dx = 0`` (n x error_dim)."""
@@ -137,7 +166,7 @@ class Model(ABC):
 
     def _builders(self) -> Dict[str, Callable[[], ca.Function]]:
         """Builders of the cached ``casadi.Function`` objects, by key. Subclasses extend it."""
-        return {"dynamics": self._build_dynamics, "dynamics_jacobian": self._build_dynamics_jacobian}
+        return {"dynamics": self._build_dynamics, "dynamics_jacobian": self._build_dynamics_jacobian, "equilibrium_residual": lambda: equilibrium_residual_function(self)}
 
     def casadi_function(self, key: str) -> ca.Function:
         """The cached ``casadi.Function`` behind a public method (built on first use)."""
@@ -172,13 +201,13 @@ class Model(ABC):
     def _build_dynamics(self) -> ca.Function:
         x, u, t = self.symbols()
         d = self.param_symbols()
-        return ca.Function(f"{self.name}_dynamics", [x, u, t, *d], [self.continuous_dynamics(x, u, t, *d)], ["x", "u", "t", *["d"] * len(d)], ["xdot"])
+        return ca.Function(casadi_name(f"{self.name}_dynamics"), [x, u, t, *d], [self.continuous_dynamics(x, u, t, *d)], ["x", "u", "t", *["d"] * len(d)], ["xdot"])
 
     def _build_dynamics_jacobian(self) -> ca.Function:
         x, u, t = self.symbols()
         d = self.param_symbols()
         f = self.continuous_dynamics(x, u, t, *d)
-        return ca.Function(f"{self.name}_dynamics_jacobian", [x, u, t, *d], [ca.jacobian(f, x), ca.jacobian(f, u)], ["x", "u", "t", *["d"] * len(d)], ["A", "B"])
+        return ca.Function(casadi_name(f"{self.name}_dynamics_jacobian"), [x, u, t, *d], [ca.jacobian(f, x), ca.jacobian(f, u)], ["x", "u", "t", *["d"] * len(d)], ["A", "B"])
 
     def _check_xu(self, x: Any, u: Any) -> Tuple[Any, Any]:
         return B.vector(x, self.state_dim, "x"), B.vector(u, self.control_dim, "u")

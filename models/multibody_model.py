@@ -31,7 +31,6 @@ articulated-body algorithm in the radial (norm) direction only.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -44,6 +43,7 @@ from lie import LieState, UnitQuaternion
 from lie import _backend as B
 from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
+from .casadi_names import casadi_name
 from .compiled import DEFAULT_OPT, compile_functions
 from .lie_group_model import LieGroupModel
 from .multibody import RigidBodyTree
@@ -88,7 +88,9 @@ class MultibodyModel(LieGroupModel):
         ``B`` (nv x nu) mapping actuator torques to generalized forces. Default:
         the identity on the joint coordinates (every non-base joint actuated).
     name:
-        Prefix of the generated functions' names (letters, digits, underscores).
+        The model's name, any non-empty text; its generated functions are named
+        after it (``<name>_<function>``, made a valid CasADi name by
+        :func:`models.casadi_names.casadi_name`).
     urdf_path:
         The URDF file the model came from, if any: enables the ``"mujoco"``
         vector order (the file's joint order) in :meth:`change_order`.
@@ -103,8 +105,8 @@ class MultibodyModel(LieGroupModel):
         urdf_path: Optional[str] = None,
     ) -> None:
         super().__init__()
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z](_?[A-Za-z0-9])*", name):
-            raise ValueError(f"name: expected letters, digits and single underscores starting with a letter, got {name!r}")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"name: expected a non-empty string, got {name!r}")
         self.name = name
         check_model(pin_model)
         self.tree = RigidBodyTree(pin_model)
@@ -237,8 +239,10 @@ class MultibodyModel(LieGroupModel):
             "velocity_kinematics_T_jvp_deriv": lambda: self._make("velocity_kinematics_T_jvp_deriv", ["x", "w"], lambda s: [ca.jacobian(self._E_T(s["x"]) @ s["w"], s["x"])], w=nq),
             "kinematics": lambda: self._make("kinematics", ["x"], lambda s: [self._kin(s["x"])]),
             "kinematics_rotation": lambda: self._make("kinematics_rotation", ["x"], lambda s: [self._kin_rot(s["x"])]),
-            "kinematics_jacobian": lambda: self._make("kinematics_jacobian", ["x"], lambda s: [ca.jacobian(self._kin(s["x"]), s["x"])[:, :nq]]),
-            "kinematics_hvp": lambda: self._make("kinematics_hvp", ["x", "dq"], self._kin_hvp, dq=nq),
+            "kinematics_jacobian": lambda: self._make("kinematics_jacobian", ["x"], lambda s: [ca.jacobian(self._kin(s["x"]), s["x"])]),
+            "kinematics_jacobian_q": lambda: self._make("kinematics_jacobian_q", ["x"], lambda s: [ca.jacobian(self._kin(s["x"]), s["x"])[:, :nq]]),
+            "kinematics_hvp": lambda: self._make("kinematics_hvp", ["x", "dx"], lambda s: [ca.jacobian(ca.jtimes(self._kin(s["x"]), s["x"], s["dx"]), s["x"])], dx=nx),
+            "kinematics_hvp_q": lambda: self._make("kinematics_hvp_q", ["x", "dq"], self._kin_hvp_q, dq=nq),
             "kinematics_velocity": lambda: self._make("kinematics_velocity", ["x"], lambda s: [self._kin_vel(s["x"])]),
             "kinematics_velocity_jacobian": lambda: self._make("kinematics_velocity_jacobian", ["x"], lambda s: [ca.jacobian(self._kin_vel(s["x"]), s["x"])]),
             "kinematics_velocity_matrix": lambda: self._make("kinematics_velocity_matrix", ["x"], lambda s: [self._Jv(s["x"])]),
@@ -253,7 +257,7 @@ class MultibodyModel(LieGroupModel):
         s = {**self._symbols(), **{k: ca.SX.sym(k, n) for k, n in extra.items()}}
         outs = outputs(s)
         names = [f"o{i}" for i in range(len(outs))]
-        return ca.Function(f"{self.name}_{key}", [s[i] for i in inputs], outs, inputs, names, {"cse": True})
+        return ca.Function(casadi_name(f"{self.name}_{key}"), [s[i] for i in inputs], outs, inputs, names, {"cse": True})
 
     def compile(
         self,
@@ -361,7 +365,7 @@ class MultibodyModel(LieGroupModel):
         q = x[: self.nq]
         return ca.vertcat(*[self.tree.frame_placement(q, b)[0] for b in self.kinematics_bodies]) if self.nc else ca.SX(0, 3)
 
-    def _kin_hvp(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
+    def _kin_hvp_q(self, s: Dict[str, ca.SX]) -> List[ca.SX]:
         """``d (J_raw dq)/dq`` with ``J_raw dq`` a forward directional derivative."""
         jvp = ca.jtimes(self._kin(s["x"]), s["x"], ca.vertcat(s["dq"], ca.SX.zeros(self.nv)))
         return [ca.jacobian(jvp, s["x"])[:, : self.nq]]
@@ -448,20 +452,33 @@ class MultibodyModel(LieGroupModel):
         dx, dtau = self._call("forward_dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)
         return dx, _times(dtau, input_map)
 
-    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None) -> Any:
+    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None, tangent: bool = False) -> Any:
         """``xdot = [E(q) v; vdot]`` (nx,): a true time derivative of ``x``.
 
-        Unlike PinnZoo's ``[v; vdot]`` the first block is ``qdot``. The second
-        argument is ``tau`` (nv,) or ``u`` (nu,) (told apart by size; the same
-        when ``B = I``). ``t`` is unused (time-invariant), kept for the
-        :class:`models.Model` interface.
+        The second argument is ``tau`` (nv,) or ``u`` (nu,) (told apart by
+        size; the same when ``B = I``). ``t`` is unused (time-invariant), kept
+        for the :class:`models.Model` interface. ``tangent=True`` returns
+        PinnZoo.jl's ``[v; vdot]`` (2 nv,) instead: the rate of the error
+        state (``error_jacobian_T(x) @ xdot``), not a derivative of ``x``
+        itself when the base is floating (its first block would have to be
+        ``qdot = E(q) v``, nq entries), which is why it is not the default.
         """
         x = self._x(x)
         B.time_argument(t)
+        if tangent:
+            return B.vcat([x[self.nq :], self.forward_dynamics(x, tau, forces)])
         return self._call("dynamics", x, self._input(tau)[0], self._forces(forces, x))
 
-    def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None) -> Tuple[Any, Any]:
-        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv)); ``(nx x nu)`` ``d xdot/du`` for ``u``."""
+    def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None, tangent: bool = False) -> Tuple[Any, Any]:
+        """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv)); ``(nx x nu)`` ``d xdot/du`` for ``u``.
+
+        ``tangent=True``: the derivatives of PinnZoo.jl's ``[v; vdot]`` (:meth:`dynamics`),
+        ``[[0, I]; d vdot/dx]`` (2 nv x nx) and ``[0; d vdot/dtau]`` (2 nv x nv or nu).
+        """
+        if tangent:
+            dvdot_dx, dvdot_dtau = self.forward_dynamics_deriv(x, tau, forces)
+            dv_dx = B.hcat([B.zeros((self.nv, self.nq), like=dvdot_dx), B.eye(self.nv, like=dvdot_dx)])
+            return B.block([[dv_dx], [dvdot_dx]]), B.block([[B.zeros((self.nv, dvdot_dtau.shape[1]), like=dvdot_dtau)], [dvdot_dtau]])
         x = self._x(x)
         tau, input_map = self._input(tau)
         dx, dtau = self._call("dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)
@@ -539,8 +556,6 @@ class MultibodyModel(LieGroupModel):
         q = quat_mult(q0, axis_angle_to_quat(dx[TANGENT_ROT]))
         return B.vcat([p, q, x0[BASE_NQ:] + dx[BASE_NV:]])
 
-    apply_Δx = apply_dx
-
     def error_jacobian(self, x: Any) -> Any:
         """``d apply_dx(x, dx)/d dx`` at 0 = ``blkdiag(E(q), I)`` (nx x 2 nv)."""
         x = self._x(x)
@@ -560,13 +575,29 @@ class MultibodyModel(LieGroupModel):
         """World rotations (body to world) of the kinematics bodies, stacked (3 nc x 3)."""
         return self._call("kinematics_rotation", self._x(x), matrix=True)
 
-    def kinematics_jacobian(self, x: Any) -> Any:
-        """``d kinematics / dq`` (3 nc x nq), raw in the quaternion (``@ E(q)`` gives the world-aligned Jacobian)."""
-        return self._call("kinematics_jacobian", self._x(x), matrix=True)
+    def kinematics_jacobian(self, x: Any, wrt: str = "x") -> Any:
+        """``d kinematics / dx`` (3 nc x nx): PinnZoo.jl's Jacobian with respect to the whole state, raw
+        in the quaternion (not projected on the tangent space); its velocity columns are zero.
 
-    def kinematics_hvp(self, x: Any, dq: Any) -> Any:
-        """Derivative of ``kinematics_jacobian(x) @ dq`` w.r.t. the configuration (3 nc x nq), ``dq`` (nq,) held fixed."""
-        return self._call("kinematics_hvp", self._x(x), B.vector(dq, self.nq, "dq"), matrix=True)
+        ``wrt="q"`` gives the configuration block ``d kinematics / dq`` (3 nc x nq), whose product
+        with ``E(q)`` (:meth:`velocity_kinematics`) is the world-aligned frame Jacobian.
+        """
+        return self._call(self._wrt_key("kinematics_jacobian", wrt), self._x(x), matrix=True)
+
+    def kinematics_hvp(self, x: Any, dx: Any, wrt: str = "x") -> Any:
+        """``d (kinematics_jacobian(x) @ dx) / dx`` (3 nc x nx) for a fixed ``dx`` (nx,): PinnZoo.jl's
+        Hessian-vector product of the kinematics.
+
+        ``wrt="q"``: the configuration-only form, ``d (J_q(x) @ dq) / dq`` (3 nc x nq) for ``dq`` (nq,).
+        """
+        key = self._wrt_key("kinematics_hvp", wrt)
+        return self._call(key, self._x(x), B.vector(dx, self.nx if wrt == "x" else self.nq, "dx"), matrix=True)
+
+    def _wrt_key(self, key: str, wrt: str) -> str:
+        """The cached function of ``key`` with respect to ``wrt``: ``"x"`` (the state) or ``"q"`` (the configuration)."""
+        if wrt not in ("x", "q"):
+            raise ValueError(f"wrt: expected 'x' (the state) or 'q' (the configuration), got {wrt!r}")
+        return key if wrt == "x" else f"{key}_q"
 
     def kinematics_velocity(self, x: Any) -> Any:
         """World linear velocities of the kinematics bodies ``J(q) v`` (3 nc,)."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, MutableMapping, Sequence
 
 import numpy as np
 import pinocchio as pin
@@ -127,9 +127,32 @@ def conversion_indices(src: StateOrder, dst: StateOrder) -> ConversionIndices:
     )
 
 
-def generate_conversions(orders: Mapping[str, StateOrder]) -> dict[tuple[str, str], ConversionIndices]:
-    """Conversions for every ordered pair ``(from, to)`` of named orders (identity pairs included)."""
-    return {(a, b): conversion_indices(orders[a], orders[b]) for a in orders for b in orders}
+def generate_conversions(
+    orders: Mapping[str, StateOrder],
+    conversions: MutableMapping[tuple[str, str], ConversionIndices] | None = None,
+    from_scratch: bool = False,
+) -> MutableMapping[tuple[str, str], ConversionIndices]:
+    """Conversions for every ordered pair ``(from, to)`` of named orders (identity pairs included).
+
+    As PinnZoo.jl's ``generate_conversions(orders, conversions; from_scratch)``:
+    with ``conversions`` (e.g. ``model.conversions``) the missing pairs are
+    added to that mapping, in place, and it is returned; pairs it already
+    holds are kept unless ``from_scratch``, which recomputes every pair of
+    ``orders`` (pairs of other orders are left as they are). Without it a new
+    dict is returned. Orders must name the same entries (``ValueError``
+    naming the differing names otherwise).
+    """
+    if not isinstance(orders, Mapping) or not all(isinstance(o, StateOrder) for o in orders.values()):
+        raise TypeError(f"orders: expected a mapping of names to StateOrder, got {type(orders).__name__}")
+    if conversions is None:
+        conversions = {}
+    elif not isinstance(conversions, MutableMapping):
+        raise TypeError(f"conversions: expected a dict of (from, to) -> ConversionIndices, got {type(conversions).__name__}")
+    for a in orders:
+        for b in orders:
+            if from_scratch or (a, b) not in conversions:
+                conversions[(a, b)] = conversion_indices(orders[a], orders[b])
+    return conversions
 
 
 def _axis_indices(conv: ConversionIndices, size: int, kind: str | None, axis_name: str) -> np.ndarray:

@@ -25,13 +25,14 @@ masses (Christoffel 13871, textbook 17285), double cartpole 14132 (23730,
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Sequence, Tuple
+from typing import Any, Callable, Dict, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
 
 from lie import _backend as B
 
+from .casadi_names import casadi_name
 from .model import Model
 
 
@@ -40,10 +41,15 @@ class PointMassChain(Model):
 
     Subclasses give :meth:`mass_positions` (world positions of the point masses
     as SX expressions of ``q``), :attr:`masses`, :attr:`input_matrix` ``B``
-    (nv x nu) and :attr:`gravity` (along -z).
+    (nv x nu) and :attr:`gravity` (along -z). The masses hang on a chain of
+    rigid links (what a viewer draws, :meth:`chain_points`): from the fixed
+    pivot at the origin to each mass in turn, or, when :attr:`has_cart`, from
+    the first mass (a cart sliding along y) to each following one.
     """
 
     gravity: float = 9.81
+    #: Whether the first point mass is a cart on a rail along +y (the chain starts there, not at a pivot).
+    has_cart: bool = False
 
     def __init__(self, masses: Sequence[float], input_matrix: np.ndarray, u_max: float = np.inf) -> None:
         super().__init__()
@@ -72,6 +78,23 @@ class PointMassChain(Model):
     def mass_positions(self, q: ca.SX) -> Sequence[ca.SX]:
         """World positions (3x1 each) of the point masses."""
 
+    def _builders(self) -> Dict[str, Callable[[], ca.Function]]:
+        return {**super()._builders(), "mass_positions": self._build_mass_positions}
+
+    def _build_mass_positions(self) -> ca.Function:
+        """``q -> P`` with the world positions of the point masses as rows (n_masses x 3)."""
+        q = ca.SX.sym("q", self.nv)
+        return ca.Function(f"{self.name}_mass_positions", [q], [ca.horzcat(*self.mass_positions(q)).T], ["q"], ["p"])
+
+    def chain_points(self, q: Any) -> np.ndarray:
+        """World positions (n, 3) [m] of the chain at the numeric configuration ``q`` (nv,):
+        the pivot (origin) then every point mass, or, with a cart, the point masses from the cart on.
+
+        Consecutive points are joined by rigid links (constant lengths).
+        """
+        masses = np.asarray(self.casadi_function("mass_positions")(B.vector(q, self.nv, "q")), dtype=float)
+        return masses if self.has_cart else np.vstack([np.zeros(3), masses])
+
     def _build_manipulator(self) -> ca.Function:
         """``(q, qd) -> (M, C)`` with the shorter exact velocity terms (module docstring)."""
         nv = self.nv
@@ -89,7 +112,7 @@ class PointMassChain(Model):
             for i in range(nv)
         ])
         c = min((christoffel, point_masses), key=lambda e: ca.Function("c", [q, qd], [e]).n_instructions())
-        return ca.Function(f"{self.name}_manipulator", [q, qd], [M, c + ca.gradient(V, q)], ["q", "qd"], ["M", "C"])
+        return ca.Function(casadi_name(f"{self.name}_manipulator"), [q, qd], [M, c + ca.gradient(V, q)], ["q", "qd"], ["M", "C"])
 
     def mass_matrix(self, q: Any) -> Any:
         """``M(q)`` (nv x nv)."""
@@ -160,6 +183,7 @@ class Cartpole(PointMassChain):
     """
 
     name = "cartpole"
+    has_cart = True
 
     def __init__(self, cart_mass: float = 1.0, pole_mass: float = 1.0, length: float = 1.0, u_max: float = np.inf) -> None:
         self.length = B.real(length, "length", lower=0.0, strict=True)
@@ -178,6 +202,7 @@ class DoubleCartpole(PointMassChain):
     """
 
     name = "double_cartpole"
+    has_cart = True
 
     def __init__(self, masses: Sequence[float] = (1.0, 1.0, 1.0), lengths: Sequence[float] = (1.0, 1.0), u_max: float = np.inf) -> None:
         self.lengths = tuple(B.real(l, "lengths", lower=0.0, strict=True) for l in lengths)

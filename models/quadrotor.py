@@ -60,12 +60,12 @@ class Quadrotor(RigidBody):
 
     def hover_control(self) -> np.ndarray:
         """Rotor commands that balance gravity at any position: ``m g / (4 kf)`` each."""
-        return np.full(4, self.mass * self.gravity / (4 * self.kf))
+        return np.full(4, self.mass() * self.gravity / (4 * self.kf))
 
-    def wrenches(self, x: Any, u: Any, t: Any) -> Tuple[Any, Any]:
-        R = self.rotation.to_rot(self.orientation(x))
+    def wrenches(self, x: Any, u: Any, t: Any = 0.0) -> Tuple[Any, Any]:
+        R = self.rotation_matrix(x)
         thrust = self.kf * (u[0] + u[1] + u[2] + u[3])
-        F = R @ B.vcat([0, 0, thrust]) - np.array([0.0, 0.0, self.mass * self.gravity])
+        F = R @ B.vcat([0, 0, thrust]) - B.vcat([0.0, 0.0, self.mass(x, u) * self.gravity])
         L, kf, km = self.arm_length, self.kf, self.km
         tau = B.vcat([L * kf * (u[1] - u[3]), L * kf * (u[2] - u[0]), km * (u[0] - u[1] + u[2] - u[3])])
         return F, tau

@@ -20,7 +20,9 @@ from .registry import register
 
 @register("humanoid-shift")
 def humanoid_shift(shift: Sequence[float] = (0.0, 0.06, -0.03), duration: float = 1.0, dt: float = 0.05, mu: float = 1.0) -> LeggedProblem:
-    """G1 humanoid shifting its base by ``shift`` (m) in ``duration`` s with all sole corners on the ground."""
+    """G1 humanoid shifting its base by (0, 0.06, -0.03) m in 1 s with all sole corners on the ground.
+
+    ``shift`` is the base displacement (m), ``duration`` the time it takes (s)."""
     shift = B.vector(shift, 3, "shift")
     robot = Humanoid(contacts_per_foot=4, mu=mu)
     schedule = gait("stand", dt=dt, period=duration, foot_names=robot.kinematics_bodies)

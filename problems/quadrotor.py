@@ -23,7 +23,7 @@ def hover_state(model: Quadrotor, position, roll: float = 0.0) -> np.ndarray:
 
 @register("quadrotor")
 def quadrotor(N: int = 51, tf: float = 5.0, u_max: float = 4.0) -> Problem:
-    """Hover at the origin to hover at (5, 0, 1) m in 5 s.
+    """Quadrotor from hover at the origin to hover at (5, 0, 1) m in 5 s.
 
     Cost: ``1/2 integral (dx^T Q dx + du^T R du) dt`` with ``dx =
     state_error(x, x_goal)`` (position, axis-angle attitude, velocities),
@@ -40,6 +40,42 @@ def quadrotor(N: int = 51, tf: float = 5.0, u_max: float = 4.0) -> Problem:
     return problem
 
 
+#: The figure-eight of ``quadrotor-track``: half-width (m), period (s), height (m).
+FIGURE_EIGHT = {"half_width": 1.0, "period": 4.0, "height": 1.0}
+
+
+def figure_eight_states(model: Quadrotor, times: np.ndarray, half_width: float = 1.0, period: float = 4.0, height: float = 1.0) -> np.ndarray:
+    """States (K, 13) along the figure-eight ``p(t) = [a sin(w t), a/2 sin(2 w t), height]``
+    (``w = 2 pi / period``, ``2 a`` across), with its velocity, level and not rotating."""
+    t = np.atleast_1d(np.asarray(times, dtype=float))
+    w = 2 * np.pi / period
+    position = np.stack([half_width * np.sin(w * t), 0.5 * half_width * np.sin(2 * w * t), np.full_like(t, height)], axis=1)
+    velocity = np.stack([half_width * w * np.cos(w * t), half_width * w * np.cos(2 * w * t), np.zeros_like(t)], axis=1)
+    return np.array([model.build_state(p, [1.0, 0.0, 0.0, 0.0], v, np.zeros(3)) for p, v in zip(position, velocity)])
+
+
+@register("quadrotor-track")
+def quadrotor_track(N: int = 81, tf: float = 4.0, u_max: float = 4.0) -> Problem:
+    """Track one lap of a figure-eight 2 m across at 1 m height in 4 s, starting on it.
+
+    Cost: ``1/2 integral (dx^T Q dx + du^T R du) dt`` with ``dx =
+    state_error(x, x_ref(t))``, ``x_ref`` :func:`figure_eight_states`,
+    ``Q = diag(1000 I3, 0.01 I3, I3, 0.01 I3)`` (position first: the attitude
+    and rates follow from it), ``du = u - u_hover``, ``R = 0.1 I``;
+    ``0 <= u <= u_max``. The problem's ``reference_states(times)`` gives the
+    reference at any time: ``trajopt mpc quadrotor-track`` tracks it in a
+    receding horizon (:func:`trajopt.mpc.tasks.mpc_task`).
+    """
+    model = Quadrotor(u_max=u_max)
+    reference = lambda times: figure_eight_states(model, times, **FIGURE_EIGHT)  # noqa: E731
+    problem = Problem(model, N=N, tf=tf, x0=reference(0.0)[0], name="quadrotor-track")
+    Q = np.concatenate([np.full(3, 1000.0), np.full(3, 0.01), np.full(3, 1.0), np.full(3, 0.01)])
+    problem.add_cost(QuadraticCost(model, Q, np.full(4, 0.1), x_ref=reference(problem.times()), u_ref=model.hover_control()))
+    problem.set_initial_guess(states=reference(problem.times()))
+    problem.reference_states = reference
+    return problem
+
+
 def body_z_axis(model: Quadrotor) -> ca.Function:
     """``z_b(x) = Rot(q) e_z`` (3,), the body z axis (thrust direction) in the world frame."""
     x = ca.SX.sym("x", model.state_dim)
@@ -48,7 +84,9 @@ def body_z_axis(model: Quadrotor) -> ca.Function:
 
 @register("quadrotor-flip")
 def quadrotor_flip(N: int = 41, tf: float = 2.0, u_max: float = 6.0, height: float = 2.0, checkpoints: int = 8, cone: float = np.pi / 4) -> Problem:
-    """A full 360 degree roll (about +x) between two hovers at (0, 0, height), in ``tf`` seconds.
+    """Quadrotor flip: a full 360 degree roll (about +x) between two hovers 2 m high, in 2 s.
+
+    The hovers are at (0, 0, ``height``), ``tf`` seconds apart.
 
     The end attitude equals the start, so the turn is enforced ALONG THE PATH:
     at ``checkpoints - 1`` evenly spaced interior knots ``k_j`` (j = 1..7 by

@@ -261,7 +261,7 @@ def cases(tmp: Path) -> List[Case]:
         Case("load_pinocchio_model-None", lambda: load_pinocchio_model(None), TypeError, "urdf"),
         Case("MultibodyModel-pin_model", lambda: MultibodyModel("go1.urdf"), TypeError, "pin_model"),
         Case("MultibodyModel-bodies", lambda: MultibodyModel(go1().pin_model, kinematics_bodies=["FL_toe"]), ValueError, "kinematics_bodies"),
-        Case("MultibodyModel-name", lambda: MultibodyModel(go1().pin_model, name="go 1"), ValueError, "name"),
+        Case("MultibodyModel-name", lambda: MultibodyModel(go1().pin_model, name=""), ValueError, "name"),
         Case("MultibodyModel-input_matrix", lambda: MultibodyModel(go1().pin_model, input_matrix=np.eye(3)), ValueError, "input_matrix"),
         Case("LeggedRobot-leg_ends", lambda: LeggedRobot(go1().pin_model, leg_ends=["FL_foot", "nose"]), ValueError, "leg_ends"),
         Case("FloatingBaseModel-formulation", lambda: FloatingBaseModel(go1(), point_contacts=["FL_foot"], formulation="magic"), ValueError, "formulation"),

@@ -7,7 +7,9 @@ with code 2 and a one-line message, never a traceback.
 """
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import subprocess
 import sys
 
@@ -23,6 +25,7 @@ from PIL import Image  # noqa: E402
 import problems  # noqa: E402
 from trajopt import Solution  # noqa: E402
 from trajopt.cli import main  # noqa: E402
+from trajopt.cli.arguments import description  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +60,50 @@ def test_list_names_every_problem_with_its_description(capsys):
     assert [line.split()[0] for line in lines] == problems.names()
     assert any(line.startswith("pendulum") and "hanging to upright" in line for line in lines)
     assert "``" not in out
+
+
+def one_sentence_problems(text: str) -> list[str]:
+    """What keeps ``text`` from being one clean sentence: reST markup, a cut or a second sentence,
+    a word doubled where markup was stripped ("landing knots knots"), notes to the reader."""
+    problems_found = []
+    if not re.fullmatch(r"[A-Z0-9].*[^.]\.", text) or "\n" in text:
+        problems_found.append("not one line starting with a capital or digit and ending with one period")
+    if re.search(r"[.!?]\s+[A-Z]", text):
+        problems_found.append("a second sentence")
+    if re.search(r"`|:\w+:", text):
+        problems_found.append("reST markup")
+    doubled = re.search(r"\b(\w+)\s+\1\b", text, re.IGNORECASE)
+    if doubled:
+        problems_found.append(f"doubled word {doubled.group(0)!r}")
+    if re.search(r"docstring|\bsee\b|\(module", text, re.IGNORECASE):
+        problems_found.append("a pointer to other documentation")
+    if text.count("(") != text.count(")"):
+        problems_found.append("unbalanced parentheses")
+    return problems_found
+
+
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("Go1 trot (module docstring); step is the base displacement per cycle (m); torque_scale", False),
+        ("Go1 forward jump: crouch/push-off, flight, landing knots knots; length forward (m).", False),
+        ("Pendulum from hanging to upright. Then back.", False),
+        ("Hover at ``x``.", False),
+        ("Pendulum (m = l = 1) from hanging to upright in 3 s with |torque| <= 5 N m.", True),
+    ],
+)
+def test_sentence_check_itself(text, ok):
+    assert (one_sentence_problems(text) == []) == ok
+
+
+@pytest.mark.parametrize("name", problems.names())
+def test_every_description_is_one_clean_sentence(name):
+    factory = problems.factory(name)
+    text = description(factory)
+    assert one_sentence_problems(text) == [], text
+    summary = inspect.getdoc(factory).split("\n\n")[0]
+    named = [p for p in inspect.signature(factory).parameters if f"``{p}``" in summary]
+    assert not named, f"{name}: the summary names parameters {named}; they read as plain words once the quotes go"
 
 
 def test_list_params_shows_factory_defaults(capsys):
@@ -136,7 +183,6 @@ def test_overwrite_replaces_files(capsys, tmp_path):
         (["solve", "pendulum", "-t", "euler"], "transcription: expected one of trapezoidal, hermite_simpson, multiple_shooting"),
         (["solve", "go1-trot", "-t", "multiple_shooting"], "multiple shooting cannot impose the 'inverse' formulation"),
         (["solve", "pendulum", "--warm-start", "missing.npz"], "--warm-start: path: no solution file at 'missing.npz'"),
-        (["solve", "pendulum", "--animate", "pendulum.gif"], "--animate: no animation for model Pendulum"),
         (["solve", "pendulum", "--plot", "pendulum.jpg"], "--plot: path: unknown extension '.jpg'"),
         (["solve", "quadrotor", "--animate", "q.gif", "--fps", "0"], "--fps: expected a positive frame rate, got 0.0"),
         (["solve", "pendulum", "--replay"], "--replay: only legged problems can be replayed"),
@@ -150,6 +196,27 @@ def test_usage_errors_exit_2_with_a_message(capsys, tmp_path, monkeypatch, argv,
     assert message in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_an_output_the_writer_cannot_make_is_skipped_with_a_warning(capsys, tmp_path):
+    """An animation and a 3D view of the pendulum (which neither writer draws): one warning line
+    each before the solve, the other outputs written, the exit status the solve's."""
+    files = {name: tmp_path / name for name in ("p.npz", "p.png", "p.gif", "p.html")}
+    code, out, err = run(
+        capsys, "solve", "pendulum", "--N", "21", "--quiet", "--save", files["p.npz"], "--plot", files["p.png"], "--animate", files["p.gif"], "--html", files["p.html"]
+    )
+    assert code == 0
+    assert err.splitlines() == [
+        f"trajopt solve: warning: --animate {files['p.gif']} skipped: no animation for model Pendulum: animate_solution draws rigid bodies "
+        "(models.RigidBody) and legged robots (trajopt.legged.LeggedProblem)",
+        f"trajopt solve: warning: --html {files['p.html']} skipped: no 3D view for model Pendulum: the viewer draws multibody models "
+        "(models.MultibodyModel, legged problems) and rigid bodies (models.RigidBody)",
+    ]
+    assert files["p.npz"].is_file() and files["p.png"].is_file() and f"wrote {files['p.png']}" in out
+    assert not files["p.gif"].exists() and not files["p.html"].exists()
+    # the option is still checked as a usage error first: a wrong extension stops before solving
+    code, _, err = run(capsys, "solve", "pendulum", "--N", "21", "--quiet", "--animate", tmp_path / "p.avi")
+    assert code == 2 and "--animate: path: unknown extension '.avi'" in err
 
 
 def test_warm_start_from_another_problem_size_is_refused(capsys, pendulum_file):
@@ -175,12 +242,15 @@ def test_failed_solve_exits_1_and_still_writes(capsys, tmp_path):
 
 
 def test_go1_trot_plot_animation_and_replay(capsys, tmp_path):
-    fps = 15
-    code, out, _ = run(capsys, "solve", "go1-trot", "--quiet", "--replay", "--fps", fps, "--plot", tmp_path / "trot.png", "--animate", tmp_path / "trot.gif")
+    code, out, _ = run(capsys, "solve", "go1-trot", "--quiet", "--replay", "--fps", 15, "--plot", tmp_path / "trot.png", "--animate", tmp_path / "trot.gif")
     assert code == 0
     assert "FL_foot  #" in out and "replay drift over 31 knots" in out
+    fps = 100 / 7  # 15 fps asked: GIF frame delays are whole hundredths of a second, 7/100 s is the nearest
+    frames = int(np.floor(0.6 * fps + 1e-9)) + 1
+    assert f"animating {tmp_path / 'trot.gif'}: {frames} frames at 14.29 fps" in out
+    assert f"wrote {tmp_path / 'trot.gif'} ({frames} frames at 14.29 fps, " in out
     with Image.open(tmp_path / "trot.gif") as gif:
-        assert gif.n_frames == int(np.floor(0.6 * fps + 1e-9)) + 1
+        assert gif.n_frames == frames and gif.info["duration"] == 70
     with Image.open(tmp_path / "trot.png") as png:
         assert png.format == "PNG"
 

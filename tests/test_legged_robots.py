@@ -120,7 +120,7 @@ def test_humanoid_foot_orientation_in_kinematics(ori):
         else:
             R = pin.exp3(block[3:6])
         assert np.allclose(R, placement.rotation, atol=1e-12)
-    assert h.kinematics_jacobian(x).shape == (2 * per_foot, h.nq)
+    assert h.kinematics_jacobian(x, wrt="q").shape == (2 * per_foot, h.nq)
     assert h.kinematics_velocity(x).shape == (6,)  # contact points stay 3D
     with pytest.raises(ValueError, match="contacts_per_foot=1"):
         Humanoid(contacts_per_foot=4, kinematics_ori=ori)

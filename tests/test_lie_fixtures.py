@@ -53,13 +53,21 @@ def quats(gen: np.random.Generator, n: int = N_POINTS, max_angle: float = MAX_AN
     return np.array([s * lie.axis_angle_to_quat(phi) for s, phi in zip(signs, rotvecs(gen, n, max_angle))])
 
 
+#: Largest sampled ZYX Euler pitch (rad): 0.1 rad short of gimbal lock, where the chart is singular and
+#: the derivatives of its maps lose digits as 1/cos(pitch)^2 (as rotation angles stop short of pi).
+MAX_PITCH = np.pi / 2 - 0.1
+
+
 def params(rotation: type, gen: np.random.Generator, n: int = N_POINTS) -> np.ndarray:
-    """Parameters (n x size) of random rotations; MRPs include shadow sets (|p| > 1) for angles > 1 rad."""
+    """Parameters (n x size) of random rotations; MRPs include shadow sets (|p| > 1) for angles > 1 rad,
+    ZYX Euler angles have their pitch clipped to ``+-MAX_PITCH``."""
     out = []
     for q in quats(gen, n):
         p = rotation.from_quat(q)
         if rotation is lie.MRP and np.linalg.norm(p) > np.tan(0.25) and gen.uniform() < 0.5:
             p = -p / np.dot(p, p)
+        if rotation is lie.EulerZYX:
+            p[1] = np.clip(p[1], -MAX_PITCH, MAX_PITCH)
         out.append(p)
     return np.array(out)
 

@@ -248,7 +248,7 @@ def test_kinematics(case: Case) -> None:
     pos = evaluate(m, "kinematics", case.X)[0][:, :, 0]
     rot = evaluate(m, "kinematics_rotation", case.X)[0]
     J = evaluate(m, "kinematics_velocity_matrix", case.X)[0]
-    J_raw = evaluate(m, "kinematics_jacobian", case.X)[0]
+    J_raw = evaluate(m, "kinematics_jacobian_q", case.X)[0]
     E = evaluate(m, "velocity_kinematics", case.X)[0]
     vel = evaluate(m, "kinematics_velocity", case.X)[0][:, :, 0]
     JTf = evaluate(m, "kinematics_jacobianTvp", case.X, case.F)[0][:, :, 0]
@@ -337,7 +337,7 @@ def test_first_derivatives_match_finite_differences(case: Case) -> None:
     for key, (g, extra) in checks.items():
         J = evaluate(m, key, X, *extra)[0]
         assert_close(directional(J, xdir), along(case, g, case.dirs)[:, :, 0], FD_TOL, key)
-    J = evaluate(m, "kinematics_jacobian", X)[0]
+    J = evaluate(m, "kinematics_jacobian_q", X)[0]
     assert_close(directional(J, xdir[:, : m.nq]), along(case, lambda Y: evaluate(m, "kinematics", Y)[0], case.dirs)[:, :, 0], FD_TOL, "kinematics_jacobian")
 
 
@@ -380,8 +380,8 @@ def test_second_derivatives_match_differences_of_products(case: Case) -> None:
     M_lam = lambda Y: directional(evaluate(m, "M_func", Y)[0], lam_v)  # noqa: E731
     assert_close(directional(hm, xdir), along(case, M_lam, d), FD_TOL, "hTvp M lam")
 
-    hk = evaluate(m, "kinematics_hvp", X, dq)[0]
-    jdq = lambda Y: directional(evaluate(m, "kinematics_jacobian", Y)[0], dq)  # noqa: E731
+    hk = evaluate(m, "kinematics_hvp_q", X, dq)[0]
+    jdq = lambda Y: directional(evaluate(m, "kinematics_jacobian_q", Y)[0], dq)  # noqa: E731
     assert_close(directional(hk, xdir[:, : m.nq]), along(case, jdq, d), FD_TOL, "kinematics_hvp")
 
     fdir = F[::-1]
@@ -513,7 +513,7 @@ CALLS = (
     ("kinematics", ("x",)),
     ("kinematics_rotation", ("x",)),
     ("kinematics_jacobian", ("x",)),
-    ("kinematics_hvp", ("x", "qdot")),
+    ("kinematics_hvp", ("x", "lam_x")),
     ("kinematics_velocity", ("x",)),
     ("kinematics_velocity_jacobian", ("x",)),
     ("kinematics_velocity_matrix", ("x",)),
@@ -599,7 +599,7 @@ def test_bad_model_definitions() -> None:
     with pytest.raises(ValueError, match="input_matrix"):
         MultibodyModel(model, input_matrix=np.ones((2, 1)))
     with pytest.raises(ValueError, match="name"):
-        MultibodyModel(model, name="has space")
+        MultibodyModel(model, name=" ")
     spherical = pin.Model()
     spherical.addJoint(0, pin.JointModelSpherical(), pin.SE3.Identity(), "ball")
     with pytest.raises(ValueError, match="unsupported type JointModelSpherical"):

@@ -226,10 +226,10 @@ def test_frame_times_and_slerp():
 
 
 def test_animate_rigid_body_gif_and_mp4(tmp_path, positions, quats):
-    t = np.linspace(0.0, 0.2, N)  # 0.2 s at 15 fps: 4 frames
-    gif = animate_rigid_body(t, positions, quats, tmp_path / "anim" / "rb.gif", fps=15)
+    t = np.linspace(0.0, 0.2, N)  # 0.2 s at 25 fps: 6 frames
+    gif = animate_rigid_body(t, positions, quats, tmp_path / "anim" / "rb.gif", fps=25)
     with Image.open(gif) as im:
-        assert im.n_frames == 4
+        assert im.n_frames == 6 and im.info["duration"] == 40
     mp4 = animate_rigid_body(t, positions, quats, tmp_path / "rb.mp4", fps=15)
     data = mp4.read_bytes()
     assert len(data) > 0 and data[4:8] == b"ftyp"

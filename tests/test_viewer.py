@@ -203,11 +203,11 @@ def test_quadrotor_scene_has_body_thrusts_and_path():
 
 
 def test_viewer_rejects_what_it_cannot_draw():
-    pendulum = problems.get("pendulum", N=5)
+    kinodynamic = problems.get("go1-trot-kinodynamic")  # the pendulum it refused before issue 27 is drawn now
     from trajopt.viewer import check_viewable
 
-    with pytest.raises(ValueError, match="no 3D view for model Pendulum"):
-        check_viewable(pendulum)
+    with pytest.raises(ValueError, match="no 3D view for model FloatingBaseModel"):
+        check_viewable(kinodynamic)
     with pytest.raises(ValueError, match="no problem attached"):
         solution = go1_trot()
         detached = type(solution).load(_saved_trot())
@@ -232,8 +232,8 @@ def test_cli_view_writes_html_from_a_saved_solution(tmp_path, capsys):
 
 
 def test_cli_checks_viewer_options_before_solving(tmp_path, capsys):
-    assert main(["solve", "pendulum", "--view"]) == 2
-    assert "no 3D view for model Pendulum" in capsys.readouterr().err
+    assert main(["solve", "go1-trot-kinodynamic", "--view"]) == 2
+    assert "no 3D view for model FloatingBaseModel" in capsys.readouterr().err
     assert main(["solve", "go1-trot", "--html", str(tmp_path / "x.png")]) == 2
     assert "unknown extension" in capsys.readouterr().err
     assert main(["solve", "go1-trot", "--force-scale", "0.01"]) == 2

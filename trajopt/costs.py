@@ -23,6 +23,7 @@ import casadi as ca
 import numpy as np
 
 from lie import _backend as B
+from models.casadi_names import casadi_name
 
 from .knot_function import KnotFunctionLike, knot_function, knot_params
 from .manifold import check_states, interpolate_states
@@ -168,6 +169,29 @@ class FunctionCost(RunningCost):
     def function(self, model: Any) -> ca.Function:
         np_ = 0 if self.raw_params is None else np.shape(self.raw_params)[-1]
         return knot_function(self.fn, model.state_dim, model.control_dim, np_, self.name, scalar=True)
+
+    def params(self, model: Any, N: int) -> np.ndarray:
+        return knot_params(self.raw_params, N, None, f"{self.name} params")
+
+
+class LeastSquaresCost(RunningCost):
+    """A least-squares cost rate ``l = 1/2 |r(x, u, p)|^2`` of a user residual ``r`` (casadi.Function or
+    callable of ``(x, u, p)``, any length), with parameters ``params`` (np,) for all knots or (N, np)
+    per knot. A Gauss-Newton Hessian takes ``J_r^T J_r`` of it (:meth:`Cost.residual`); put weights
+    in the residual (``w (p_foot(x) - p_ref)``: the weight a parameter too, if it changes per knot)."""
+
+    def __init__(self, residual: KnotFunctionLike, params: Any = None, name: str = "least_squares_cost") -> None:
+        self.fn, self.raw_params, self.name = residual, params, name
+
+    def residual(self, model: Any) -> ca.Function:
+        np_ = 0 if self.raw_params is None else np.shape(self.raw_params)[-1]
+        return knot_function(self.fn, model.state_dim, model.control_dim, np_, f"{self.name}_residual")
+
+    def function(self, model: Any) -> ca.Function:
+        r = self.residual(model)
+        x, u, p = (ca.SX.sym(n, r.size1_in(i)) for i, n in enumerate(("x", "u", "p")))
+        out = r(x, u, p)
+        return ca.Function(casadi_name(self.name), [x, u, p], [0.5 * ca.sumsqr(out)], ["x", "u", "p"], ["out"])
 
     def params(self, model: Any, N: int) -> np.ndarray:
         return knot_params(self.raw_params, N, None, f"{self.name} params")

@@ -25,6 +25,7 @@ import casadi as ca
 import numpy as np
 
 from lie import _backend as B
+from models.casadi_names import casadi_name
 
 from .manifold import chart_velocity
 
@@ -173,7 +174,7 @@ class DiscreteDynamics:
                 x_next = m.apply_dx(x, newton(guess, ca.vertcat(x, u, t, h)))
             else:
                 x_next = self.integrator.step(m, x, u, t, h)
-            self._step_fn = ca.Function(f"{m.name}_{self.integrator.name}", [x, u, t, h], [x_next], ["x", "u", "t", "h"], ["x_next"])
+            self._step_fn = ca.Function(casadi_name(f"{m.name}_{self.integrator.name}"), [x, u, t, h], [x_next], ["x", "u", "t", "h"], ["x_next"])
         return self._step_fn
 
     def step(self, x: Any, u: Any, t: Any = 0.0, h: Any = 0.01) -> Any:
@@ -200,7 +201,7 @@ class DiscreteDynamics:
             Et = m.error_jacobian_T(xn)
             A = Et @ ca.jacobian(xn, xs) @ m.error_jacobian(xs)
             Bm = Et @ ca.jacobian(xn, us)
-            self._jac_fn = ca.Function(f"{m.name}_{self.integrator.name}_jacobian", [xs, us, ts, hs], [A, Bm], ["x", "u", "t", "h"], ["A", "B"])
+            self._jac_fn = ca.Function(casadi_name(f"{m.name}_{self.integrator.name}_jacobian"), [xs, us, ts, hs], [A, Bm], ["x", "u", "t", "h"], ["A", "B"])
         x, u = B.vector(x, m.state_dim, "x"), B.vector(u, m.control_dim, "u")
         A, Bm = self._jac_fn(x, u, t, h)
         return np.asarray(A), np.asarray(Bm)

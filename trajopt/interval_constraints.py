@@ -35,7 +35,9 @@ from typing import Any, Callable, Sequence, Tuple
 import casadi as ca
 import numpy as np
 
-from .knot_function import function_name, knot_params, per_knot, resolve_knots
+from models.casadi_names import casadi_name
+
+from .knot_function import knot_params, per_knot, resolve_knots
 
 IntervalFunction = Callable[..., Any]
 
@@ -131,7 +133,7 @@ class IntervalConstraint:
                 out = out.T
             if out.shape[1] != 1:
                 raise ValueError(f"{self.name}: expected a column-vector output, got shape {out.shape}")
-            fn = ca.Function(function_name(self.name), [x, u, y, w, p], [ca.densify(out)], ["x", "u", "y", "w", "p"], ["out"])
+            fn = ca.Function(casadi_name(self.name), [x, u, y, w, p], [ca.densify(out)], ["x", "u", "y", "w", "p"], ["out"])
             cached = self._functions[model] = (np_, fn)
         return cached[1]
 

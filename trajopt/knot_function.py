@@ -9,13 +9,13 @@ parameter matrix (one column per knot).
 from __future__ import annotations
 
 import inspect
-import re
 from typing import Any, Callable, Sequence
 
 import casadi as ca
 import numpy as np
 
 from lie import _backend as B
+from models.casadi_names import casadi_name
 
 KnotFunctionLike = ca.Function | Callable[..., Any]
 
@@ -70,13 +70,8 @@ def knot_function(fn: KnotFunctionLike, nx: int, nu: int, param_dim: int, name: 
         raise ValueError(f"{name}: expected a column-vector output, got shape {out.shape}")
     if scalar and out.shape != (1, 1):
         raise ValueError(f"{name}: expected a scalar output, got shape {out.shape}")
-    return ca.Function(function_name(name), [x, u, p], [ca.densify(out)], ["x", "u", "p"], ["out"])
+    return ca.Function(casadi_name(name), [x, u, p], [ca.densify(out)], ["x", "u", "p"], ["out"])
 
-
-def function_name(name: str) -> str:
-    """A valid ``casadi.Function`` name from a free-form label ("flip quarter" -> "flip_quarter")."""
-    ident = re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z]", "_", name)).strip("_")
-    return ident if ident[:1].isalpha() and ident not in ("null", "jac", "hess") else f"fn_{ident}"
 
 
 def knot_params(params: Any, count: int, param_dim: int | None, name: str) -> np.ndarray:
@@ -121,16 +116,17 @@ def resolve_knots(knots: Any, N: int, name: str) -> np.ndarray:
         if knots != "all":
             raise ValueError(f"{name}: expected 'all', an int or a sequence of ints, got {knots!r}")
         return np.arange(N)
-    ks: Sequence[Any] = [knots] if np.ndim(knots) == 0 else list(knots)
-    out = []
-    for k in ks:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise ValueError(f"{name}: knot indices must be ints, got {k!r}")
-        if not -N <= k < N:
-            raise ValueError(f"{name}: knot {k} out of range for N = {N}")
-        out.append(int(k) % N)
-    if not out:
+    arr = np.asarray([knots] if np.ndim(knots) == 0 else list(knots), dtype=object)
+    if arr.size == 0:
         raise ValueError(f"{name}: no knots given")
-    if any(b <= a for a, b in zip(out, out[1:])):
-        raise ValueError(f"{name}: knots must be strictly increasing (after wrapping negatives), got {out}")
-    return np.array(out, dtype=int)
+    ints = np.array([isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) for k in arr])
+    if not ints.all():
+        raise ValueError(f"{name}: knot indices must be ints, got {arr[np.argmin(ints)]!r}")
+    out = arr.astype(int)
+    outside = (out < -N) | (out >= N)
+    if outside.any():
+        raise ValueError(f"{name}: knot {out[np.argmax(outside)]} out of range for N = {N}")
+    out %= N
+    if (np.diff(out) <= 0).any():
+        raise ValueError(f"{name}: knots must be strictly increasing (after wrapping negatives), got {out.tolist()}")
+    return out

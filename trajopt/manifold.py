@@ -32,6 +32,7 @@ import numpy as np
 
 from lie import UNIT_TOL, UnitQuaternion
 from lie import _backend as B
+from models.casadi_names import casadi_name
 
 _CACHE: "weakref.WeakKeyDictionary[Any, Dict[str, ca.Function]]" = weakref.WeakKeyDictionary()
 
@@ -54,7 +55,7 @@ def chart_velocity(model: Any, x0: Any, x: Any, xdot: Any) -> Any:
     def build() -> ca.Function:
         y, base, v = ca.SX.sym("y", model.state_dim), ca.SX.sym("x0", model.state_dim), ca.SX.sym("xdot", model.state_dim)
         ydot = ca.jtimes(model.state_error(y, base), y, v)
-        return ca.Function(f"{model.name}_chart_velocity", [base, y, v], [ydot], ["x0", "x", "xdot"], ["ydot"])
+        return ca.Function(casadi_name(f"{model.name}_chart_velocity"), [base, y, v], [ydot], ["x0", "x", "xdot"], ["ydot"])
 
     out = cached_function(model, "chart_velocity", build)(x0, x, xdot)
     return out if isinstance(out, (ca.SX, ca.MX)) else np.asarray(out).reshape(-1)
@@ -114,7 +115,7 @@ def unit_norm_residual(model: Any) -> ca.Function | None:
     def build() -> ca.Function:
         x = ca.SX.sym("x", model.state_dim)
         r = ca.vertcat(*[ca.sumsqr(x[s]) - 1 for s in slices])
-        return ca.Function(f"{model.name}_unit_norm", [x], [r], ["x"], ["r"])
+        return ca.Function(casadi_name(f"{model.name}_unit_norm"), [x], [r], ["x"], ["r"])
 
     return cached_function(model, "unit_norm", build)
 
@@ -140,7 +141,7 @@ def interpolate_states(model: Any, xa: np.ndarray, xb: np.ndarray, s: Any) -> np
 
     def build() -> ca.Function:
         a, b, frac = ca.SX.sym("xa", model.state_dim), ca.SX.sym("xb", model.state_dim), ca.SX.sym("s")
-        return ca.Function(f"{model.name}_interpolate", [a, b, frac], [model.apply_dx(a, frac * model.state_error(b, a))])
+        return ca.Function(casadi_name(f"{model.name}_interpolate"), [a, b, frac], [model.apply_dx(a, frac * model.state_error(b, a))])
 
     xa, xb = np.atleast_2d(np.asarray(xa, dtype=float)), np.atleast_2d(np.asarray(xb, dtype=float))
     s = np.atleast_1d(np.asarray(s, dtype=float))

@@ -49,6 +49,8 @@ from typing import Any, Dict, List, Tuple
 import casadi as ca
 import numpy as np
 
+from models.casadi_names import casadi_name
+
 from .costs import split_costs, sum_costs
 from .interval_constraints import sampled_function
 from .layout import Layout, RowBlock, columns
@@ -176,7 +178,7 @@ class NLP:
         if needs & {"f", "f_next"}:  # knot dynamics, evaluated once per knot
             xs, us, ts = model.symbols(model.symbol_type)
             ds = model.symbol_type.sym("d", model.dynamics_param_dim)
-            dyn = ca.Function(f"{model.name}_knot_dynamics", [xs, us, ts, ds], [model.parametric_dynamics(xs, us, ts, ds)], ["x", "u", "t", "d"], ["f"])
+            dyn = ca.Function(casadi_name(f"{model.name}_knot_dynamics"), [xs, us, ts, ds], [model.parametric_dynamics(xs, us, ts, ds)], ["x", "u", "t", "d"], ["f"])
             count = N if "f_next" in needs else N - 1
             F = dyn.map(count)(X[:, :count], U[:, :count], T[:, :count], D[:, :count])
             args["f"], args["f_next"] = F[:, : N - 1], F[:, 1:]
@@ -247,9 +249,10 @@ class NLP:
         if self.idx_p_tf is not None:
             p[self.idx_p_tf] = prob.tf
         if self._running:
-            P = np.hstack([c.params(model, prob.N) for c in self._running])
-            Pm = np.hstack([c.midpoint_params(model, c.params(model, prob.N)) for c in self._running])
-            p[self.idx_p_run], p[self.idx_p_mid] = P, Pm
+            P = [c.params(model, prob.N) for c in self._running]
+            p[self.idx_p_run] = np.hstack(P)
+            if "p_mid" in self.interval_fn.name_in():  # interval midpoints (Hermite-Simpson, integrated shooting costs)
+                p[self.idx_p_mid] = np.hstack([c.midpoint_params(model, Pc) for c, Pc in zip(self._running, P)])
         if self._terminal:
             p[self.idx_p_term] = np.hstack([c.params(model, prob.N).ravel() for c in self._terminal])
         for c, idx, idx_mid in zip(constraints, self.idx_p_con, self.idx_p_con_mid):
@@ -411,13 +414,14 @@ class NLP:
             self._g_fn = ca.Function("nlp_g", [self.w, self.p], [self.g], ["w", "p"], ["g"])
         return self._g_fn
 
-    def violation(self, w: np.ndarray, g: np.ndarray) -> Tuple[float, np.ndarray]:
+    def violation(self, w: np.ndarray, g: np.ndarray, bounds: Tuple[np.ndarray, ...] | None = None) -> Tuple[float, np.ndarray]:
         """Max violation of the bounds and constraints, and its per-knot max (N,).
 
-        ``tf`` bound violations count in the max only (they belong to no knot).
+        ``bounds`` ``(lbw, ubw, lbg, ubg)`` as :meth:`bounds_w` and :meth:`bounds_g` give them
+        (read from the problem when not given). ``tf`` bound violations count in the max only
+        (they belong to no knot).
         """
-        lbw, ubw = self.bounds_w()
-        lbg, ubg = self.bounds_g()
+        lbw, ubw, lbg, ubg = bounds if bounds is not None else (*self.bounds_w(), *self.bounds_g())
         vw = np.maximum(np.maximum(lbw - w, w - ubw), 0.0)
         vg = np.maximum(np.maximum(lbg - g, g - ubg), 0.0) if g.size else np.zeros(0)
         per_knot = np.zeros(self.problem.N)
@@ -437,9 +441,9 @@ def chart_functions(model: Any) -> Dict[str, ca.Function]:
     n, m = model.state_dim, model.error_dim
     x, xbar, d = ca.SX.sym("x", n), ca.SX.sym("xbar", n), ca.SX.sym("d", m)
     return {
-        "retract": ca.Function(f"{model.name}_chart_retract", [xbar, d], [model.apply_dx(xbar, d)], ["xbar", "d"], ["x"]),
-        "error": ca.Function(f"{model.name}_chart_error", [x, xbar], [model.state_error(x, xbar)], ["x", "xbar"], ["d"]),
-        "gap": ca.Function(f"{model.name}_chart_gap", [x, d, xbar], [d - model.state_error(x, xbar)], ["x_end", "d_next", "xbar_next"], ["gap"]),
+        "retract": ca.Function(casadi_name(f"{model.name}_chart_retract"), [xbar, d], [model.apply_dx(xbar, d)], ["xbar", "d"], ["x"]),
+        "error": ca.Function(casadi_name(f"{model.name}_chart_error"), [x, xbar], [model.state_error(x, xbar)], ["x", "xbar"], ["d"]),
+        "gap": ca.Function(casadi_name(f"{model.name}_chart_gap"), [x, d, xbar], [d - model.state_error(x, xbar)], ["x_end", "d_next", "xbar_next"], ["gap"]),
     }
 
 

@@ -258,7 +258,14 @@ class Problem:
 
         Default states interpolate from ``x0`` to the final goal on the manifold
         (:func:`trajopt.manifold.interpolate_states`), or repeat ``x0`` without a
-        goal. Default controls are zero, clipped into the control bounds.
+        goal. Default controls hold the model where the guessed states put it:
+        the model's :meth:`~models.Model.equilibrium_control` at each knot's
+        state, time and dynamics parameters, within the problem's control bounds
+        (hover thrust, gravity-compensating torques; the smallest accelerations
+        an underactuated model can reach). Zero controls would start a model
+        with gravity in free fall: the README's quadrotor took 210 IPOPT
+        iterations from them and stopped at a worse optimum (J = 0.440), 9 from
+        hover thrust (J = 0.194).
         """
         X = self._guess_states
         if X is None:
@@ -268,5 +275,15 @@ class Problem:
             X = interpolate_states(self.model, self.x0, self.x0 if goal is None else goal, np.linspace(0, 1, self.N))
         U = self._guess_controls
         if U is None:
-            U = np.clip(np.zeros((self.N, self.nu)), self.control_lower, self.control_upper)
+            U = self.equilibrium_guess(X)
         return X.copy(), U.copy()
+
+    def equilibrium_guess(self, states: np.ndarray) -> np.ndarray:
+        """Controls (N, nu) holding the model at ``states`` (N, n): :meth:`~models.Model.equilibrium_control`
+        at each knot (its time, dynamics parameters and the problem's control bounds there)."""
+        times = self.times()
+        U = np.empty((self.N, self.nu))
+        for k in range(self.N):
+            params = self._dynamics_params[k] if self.model.dynamics_param_dim else None
+            U[k] = self.model.equilibrium_control(states[k], times[k], params, bounds=(self.control_lower[k], self.control_upper[k]))
+        return np.clip(U, self.control_lower, self.control_upper)

@@ -68,7 +68,8 @@ def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
 
 
 def _rigid_body_lines(solution: Solution, model: RigidBody) -> list[str]:
-    (r0, q0, v0, w0), (r1, q1, v1, w1) = (model.parse_state(x, renormalize=True) for x in solution.states[[0, -1]])
+    (r0, a0, v0, w0), (r1, a1, v1, w1) = (model.parse_state(x, renorm=True) for x in solution.states[[0, -1]])
+    q0, q1 = a0.as_quat(), a1.as_quat()
     return _rows(
         [
             ("start -> end", f"t = 0 -> t = tf = {solution.tf:.4g} s"),

@@ -92,15 +92,20 @@ def roots(coords: np.ndarray, seeds: int) -> List[int]:
     return chosen
 
 
+def check_seeds(seeds: Any) -> None:
+    """``ValueError`` unless ``seeds`` is ``None`` (the default) or an int >= 1."""
+    if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1):
+        raise ValueError(f"seeds: expected an int >= 1, got {seeds!r}")
+
+
 def plan(coords: np.ndarray, seeds: int | None = None) -> Tuple[np.ndarray, np.ndarray]:
     """``(order, parent)``: the points in the order Prim's algorithm places them, and each point's
     parent index (-1 for a root) (module docstring). ``seeds`` defaults to ``ceil(n / POINTS_PER_SEED)``."""
     n = coords.shape[0]
     if n == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    check_seeds(seeds)
     seeds = -(-n // POINTS_PER_SEED) if seeds is None else seeds
-    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
-        raise ValueError(f"seeds: expected an int >= 1, got {seeds!r}")
     eps = 1e-12 * max(1.0, float(np.abs(coords).max(initial=0.0)))
     placed = np.zeros(n, dtype=bool)
     parent = np.full(n, -1)

@@ -3,7 +3,8 @@
 The sweep folder ``out``:
 
 - ``sweep.json``: what the folder holds (the problem and the solve settings
-  that define the solved problem: transcription, solver, options). A rerun
+  that define the solved problem: transcription, solver, options, and chart
+  and hessian when given). A rerun
   must name the same; the grid may grow or shrink (only the points not done
   yet are solved);
 - ``solutions/<key>.npz``: each point's :class:`~trajopt.Solution` (written
@@ -11,6 +12,10 @@ The sweep folder ``out``:
 - ``results.parquet`` and ``parts/`` (:mod:`trajopt.batch.table`);
 - ``.lock``: held (``flock``) while a sweep runs, so two sweeps never write
   one folder.
+
+A rerun of a finished sweep (every point of the grid in the table, without
+an error) starts no cluster: it compacts the table and returns, so its
+summary is reprinted in about the time it takes to import the toolkit.
 
 Scheduling: at most ``2 x`` the cluster's worker threads tasks are in flight
 (re-read every few seconds, so workers may join or leave); each finished
@@ -39,16 +44,15 @@ import uuid
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, TextIO, Union
 
-import dask
 import numpy as np
 import pyarrow as pa
-from distributed import Client, LocalCluster, as_completed
 
 from ..atomic_file import atomic_output
+from ..extras import require_extra
 from ..solvers import solver_class
-from ..solvers.derivatives import available_cores
+from ..solvers.derivatives import HESSIANS, available_cores
 
 try:
     import fcntl
@@ -59,7 +63,10 @@ from . import continuation
 from .points import Grid, ProblemRef, canonical_params, expand_grid, point_key
 from .progress import Progress, summary
 from .table import ResultsTable, parameter_type
-from .task import check_worker, solve_point
+from .task import check_worker, solve_point, warm_budget
+
+if TYPE_CHECKING:  # dask and distributed are imported when a cluster is used (a finished sweep needs neither)
+    from distributed import Client
 
 #: Format tag of ``sweep.json``.
 MANIFEST_FORMAT = "trajopt-sweep-1"
@@ -103,7 +110,10 @@ class SweepResult:
         return summary(self.table(), self.stats)
 
 
-def _settings(transcription: Optional[str], solver: Optional[str], options: Optional[Dict[str, Any]], compile: Optional[bool], threads: int) -> Dict[str, Any]:
+def _settings(
+    transcription: Optional[str], solver: Optional[str], options: Optional[Dict[str, Any]], compile: Optional[bool], threads: int,
+    chart: Optional[bool] = None, hessian: Optional[str] = None,
+) -> Dict[str, Any]:  # fmt: skip
     """Keyword arguments of :func:`trajopt.solve` (only those given), checked before any worker starts."""
     if transcription is not None:
         transcription = get_transcription(transcription).name
@@ -113,7 +123,11 @@ def _settings(transcription: Optional[str], solver: Optional[str], options: Opti
         solver_class(solver).check_options(options, None)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
-    given = {"transcription": transcription, "solver": solver, "options": options, "compile": compile}
+    if chart is not None and not isinstance(chart, bool):
+        raise ValueError(f"chart: expected a bool or None, got {chart!r}")
+    if hessian is not None and hessian not in HESSIANS:
+        raise ValueError(f"hessian: expected one of {', '.join(HESSIANS)}, got {hessian!r}")
+    given = {"transcription": transcription, "solver": solver, "options": options, "compile": compile, "chart": chart, "hessian": hessian}
     return {**{k: v for k, v in given.items() if v is not None}, "threads": threads}
 
 
@@ -148,28 +162,39 @@ def _locked(out: Path) -> Iterator[None]:
         yield
 
 
-@contextmanager
-def _connected(client: Union[None, str, Client], n_workers: Optional[int], retries: int) -> Iterator[Client]:
-    """The client to use: ``client`` itself, a new one connected to the scheduler address ``client``,
-    or an embedded ``LocalCluster`` (one single-threaded worker process per core); closes what it opened."""
+def _check_cluster(client: Union[None, str, Client], n_workers: Optional[int]) -> None:
+    """``ValueError`` or ``TypeError`` for cluster arguments that cannot work, raised before any work
+    (also by a finished sweep, which starts no cluster)."""
     if client is not None and n_workers is not None:
         raise ValueError("n_workers: sizes the embedded cluster; a given client's cluster has its own workers")
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
+        raise ValueError(f"n_workers: expected an int >= 1, got {n_workers!r}")
+    if client is not None and not isinstance(client, str):
+        from distributed import Client  # imported already by whoever made a client
+
+        if not isinstance(client, Client):
+            raise TypeError(f"client: expected a distributed.Client, a scheduler address or None, got {type(client).__name__}")
+
+
+@contextmanager
+def _connected(client: Union[None, str, Client], n_workers: Optional[int], retries: int) -> Iterator[Client]:
+    """The client to use (arguments checked by :func:`_check_cluster`): ``client`` itself, a new one
+    connected to the scheduler address ``client``, or an embedded ``LocalCluster`` (``n_workers``,
+    default one per core, single-threaded worker processes); closes what it opened."""
+    modules = require_extra("batch", ("dask", "distributed"), "trajopt.batch")
+    dask, Client, LocalCluster = modules["dask"], modules["distributed"].Client, modules["distributed"].LocalCluster
     if isinstance(client, Client):
         yield client
         return
     with ExitStack() as stack:
         if client is None:
             workers = available_cores() if n_workers is None else n_workers
-            if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-                raise ValueError(f"n_workers: expected an int >= 1, got {n_workers!r}")
             # the scheduler's HTTP server (the dashboard, when bokeh is installed) on a free port: no clash with another cluster's 8787
             with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
                 cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"))
             yield stack.enter_context(Client(cluster))
-        elif isinstance(client, str):
-            yield stack.enter_context(Client(client))
         else:
-            raise TypeError(f"client: expected a distributed.Client, a scheduler address or None, got {type(client).__name__}")
+            yield stack.enter_context(Client(client))
 
 
 def sweep(
@@ -185,6 +210,8 @@ def sweep(
     options: Optional[Dict[str, Any]] = None,
     compile: Optional[bool] = None,
     threads: int = 1,
+    chart: Optional[bool] = None,
+    hessian: Optional[str] = None,
     seeds: Optional[int] = None,
     n_workers: Optional[int] = None,
     progress: Optional[TextIO] = None,
@@ -211,7 +238,7 @@ def sweep(
         Retries of a task that raises or whose worker dies (module docstring).
     params:
         Parameters fixed for every point.
-    transcription, solver, options, compile:
+    transcription, solver, options, compile, chart, hessian:
         As :func:`trajopt.solve` (``None``: the problem's defaults).
     threads:
         Threads of each solve's stage maps; 1 by default, Dask running one task per
@@ -224,7 +251,7 @@ def sweep(
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries: expected an int >= 0, got {retries!r}")
     ref = ProblemRef.resolve(problem)
-    settings = _settings(transcription, solver, options, compile, threads)
+    settings = _settings(transcription, solver, options, compile, threads, chart, hessian)
     raw_points, keys = expand_grid(grid, params)
     points = [canonical_params(ref, p) for p in raw_points]
     hashes = [point_key(ref, p) for p in points]
@@ -234,21 +261,41 @@ def sweep(
             if h in seen:
                 raise ValueError(f"grid: the point {points[i]} appears twice (points {seen[h]} and {i})")
             seen[h] = i
-    if warm_start == "nearest":
-        order, parent = continuation.plan(continuation.coordinates(points, keys), seeds)
-    else:
-        order, parent = np.arange(len(points)), np.full(len(points), -1)
+    continuation.check_seeds(seeds)
+    _check_cluster(client, n_workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options")}}
+    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options", "chart", "hessian")}}
+    start = time.perf_counter()
     with _locked(out):
         _check_manifest(out, manifest)
         (out / "solutions").mkdir(exist_ok=True)
         table = ResultsTable(out, {k: parameter_type([p.get(k) for p in points]) for k in keys})
+        done = table.done()
+        todo = sum(h not in done for h in hashes)
+        if not todo:  # a finished sweep: its summary from the table, no cluster
+            table.compact()
+            if progress is not None:
+                progress.write(f"every point is in {os.fspath(table.path)}: nothing to solve\n")
+            stats = {"problem": ref.name, "solved": 0, "skipped": len(points), "failed": 0, "errors": 0, "wall": time.perf_counter() - start, "workers": 0, "out": out}
+            return SweepResult(out, ref.name, len(points), 0, len(points), 0, 0, stats["wall"], 0, stats)
+        if warm_start == "nearest":
+            order, parent = continuation.plan(continuation.coordinates(points, keys), seeds)
+        else:
+            order, parent = np.arange(len(points)), np.full(len(points), -1)
+        if progress is not None:
+            progress.write(f"solving {todo} of {len(points)} points on {_cluster_text(client, n_workers)}\n")
         with _connected(client, n_workers, retries) as dask_client:
             runner = _Runner(dask_client, ref, settings, points, keys, hashes, order, parent, out, table, retries, warm_start is not None)
             stats = runner.run(progress)
     return SweepResult(out, ref.name, len(points), stats["solved"], stats["skipped"], stats["failed"], stats["errors"], stats["wall"], stats["workers"], stats)
+
+
+def _cluster_text(client: Union[None, str, Client], n_workers: Optional[int]) -> str:
+    """Where the points are solved, as the progress stream says it."""
+    if client is None:
+        return f"an embedded cluster of {available_cores() if n_workers is None else n_workers} worker processes"
+    return f"the scheduler at {client}" if isinstance(client, str) else "the given client's cluster"
 
 
 class _Runner:
@@ -266,7 +313,8 @@ class _Runner:
             if p >= 0:
                 self.children.setdefault(int(p), []).append(i)
         done = table.done()
-        self.finished = {i: done[h] for i, h in enumerate(hashes) if h in done}  # index -> {"success", "file"}
+        self.finished = {i: done[h] for i, h in enumerate(hashes) if h in done}  # index -> {"success", "file", "iterations", "warm_from"}
+        self.index = {h: i for i, h in enumerate(hashes)}
 
     def _slots(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
@@ -284,6 +332,13 @@ class _Runner:
             a = int(self.parent[a])
         return None
 
+    def _cold_iterations(self, a: int) -> int:
+        """Iterations of the cold solve that began point ``a``'s warm-start chain (``a``'s own when it
+        was solved cold, or when the chain leaves the grid)."""
+        while self.finished[a]["warm_from"] in self.index and self.index[self.finished[a]["warm_from"]] in self.finished:
+            a = self.index[self.finished[a]["warm_from"]]
+        return int(self.finished[a]["iterations"])
+
     def _submit(self, i: int) -> tuple:
         """``(task future, warm-start data future or None)`` of point ``i``. The neighbour's solution file
         is scattered to the workers rather than embedded in the task: Dask keeps the last messages of
@@ -291,7 +346,8 @@ class _Runner:
         solution files inside grew this process by ~50 kB per task."""
         source = self._warm_source(i) if self.warm else None
         warm = self.client.scatter((self.out / self.finished[source]["file"]).read_bytes(), hash=False) if source is not None else None
-        args = (self.ref, self.points[i], self.settings, warm, self.hashes[source] if source is not None else "", self.points[source] if source is not None else None)
+        budget = warm_budget(self._cold_iterations(source)) if source is not None else None
+        args = (self.ref, self.points[i], self.settings, warm, self.hashes[source] if source is not None else "", self.points[source] if source is not None else None, budget)
         return self.client.submit(solve_point, *args, key=f"trajopt-sweep-{self.hashes[i]}-{uuid.uuid4().hex[:8]}", retries=self.retries, pure=False), warm
 
     def _record(self, i: int, future: Any) -> Dict[str, Any]:
@@ -310,6 +366,8 @@ class _Runner:
         return row
 
     def run(self, stream: Optional[TextIO]) -> Dict[str, Any]:
+        from distributed import as_completed
+
         start = time.perf_counter()
         versions = self.client.run(check_worker, self.ref)
         skipped = len(self.finished)
@@ -342,7 +400,7 @@ class _Runner:
                 failed += bad and not row["error"]
                 solved += not row["error"]
                 if not row["error"]:
-                    self.finished[i] = {"success": row["success"], "file": row["file"]}
+                    self.finished[i] = {key: row[key] for key in ("success", "file", "iterations", "warm_from")}
                 for child in self.children.get(i, []):  # after an error too: the child starts from an older ancestor
                     if child not in self.finished:
                         heapq.heappush(ready, (int(self.rank[child]), child))

@@ -108,19 +108,23 @@ class ResultsTable:
         return found + (sorted(self.parts.glob("part-*.parquet")) if self.parts.is_dir() else [])
 
     def _winners(self) -> Tuple[Dict[str, Tuple[int, int]], Dict[str, Dict[str, Any]]]:
-        """Per key, ``(file index, row)`` of the row kept (module docstring), and its ``success``, ``error`` and ``file``."""
+        """Per key, ``(file index, row)`` of the row kept (module docstring), and its ``success``, ``error``,
+        ``file``, ``iterations`` and ``warm_from``."""
         winners: Dict[str, Tuple[int, int]] = {}
         kept: Dict[str, Dict[str, Any]] = {}
         for f, path in enumerate(self.files()):
-            cols = pq.read_table(path, columns=["key", "success", "error", "file"]).to_pydict()
+            cols = pq.read_table(path, columns=["key", "success", "error", "file", "iterations", "warm_from"]).to_pydict()
             for j, key in enumerate(cols["key"]):
-                row = {"success": cols["success"][j], "error": cols["error"][j] or "", "file": cols["file"][j] or ""}
+                row = {
+                    "success": cols["success"][j], "error": cols["error"][j] or "", "file": cols["file"][j] or "",
+                    "iterations": cols["iterations"][j] or 0, "warm_from": cols["warm_from"][j] or "",
+                }  # fmt: skip
                 if key not in kept or not row["error"] or kept[key]["error"]:
                     winners[key], kept[key] = (f, j), row
         return winners, kept
 
     def done(self) -> Dict[str, Dict[str, Any]]:
-        """The points done so far: key -> ``{"success", "file"}`` (rows without an error)."""
+        """The points done so far: key -> ``{"success", "file", "iterations", "warm_from"}`` (rows without an error)."""
         return {key: row for key, row in self._winners()[1].items() if not row["error"]}
 
     def read(self, columns: Optional[Sequence[str]] = None) -> pa.Table:

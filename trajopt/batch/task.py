@@ -14,20 +14,34 @@ re-sampled; a neighbour with another ``N`` is attached to a problem built
 with its own parameters). With IPOPT, :data:`CONTINUATION_IPOPT_OPTIONS`
 replace the bound pushes and ``mu_init`` of
 :data:`trajopt.WARM_START_OPTIONS` (1e-9, tuned to re-solve the same
-problem): the neighbour's active set is not this point's, and pushing its
-iterate 1e-6 into the interior lets the barrier move it. Measured on
-go1-trot from its neighbour (apex 0.08 -> 0.11): 42 iterations with 1e-9,
-10 with 1e-6, 15 cold; quadrotor-flip (u_max 6 -> 5.5): 9 with either, 27
-cold; ``mu_init`` 1e-2 lost the flip's optimum. The solve's own options win
-over these. When the warm-started solve fails, or the
-neighbour's solution does not fit the problem (``ValueError``), the point is
-solved again from the problem's own initial guess and the failed attempt's
-iterations and time are recorded as ``discarded_iterations`` and
-``discarded_time``: continuation never makes a point fail that a cold start
-solves.
+problem): the neighbour's active set is not this point's, and its iterate
+must be pushed into the interior for the barrier to move it. Measured with
+each point of a grid started from its plan parent's solution, the pushes
+1e-6 (``mu_init`` 1e-6) made go1-trot's outward steps costlier than a cold
+start (step 0.25 -> 0.30 at apex 0.11: 60 iterations against 18 cold; on a
+3 x 2 grid 102 iterations for the 5 warm-started points against 76 cold):
+go1-trot runs IPOPT's adaptive barrier, which takes its first ``mu`` from
+the pushed point. Pushes of 0.1 cost fewer iterations than a cold start at
+every point of the README's 6 x 3 go1-trot grid, of ``bench/sweep.py``'s
+6 x 4 go1-trot and 4 x 3 quadrotor-flip grids and of the 3 x 2 grid (the
+warm-started points: 170 against 235 cold, 59 against 76, flip 139 against
+314; 1e-2: 154, 68 with one point worse, 115). The solve's own options win
+over these.
+
+A warm start is budgeted (``budget``, set by the sweep: :data:`WARM_BUDGET_FACTOR`
+times the iterations of the cold solve its warm-start chain began with).
+When the warm-started solve fails or exhausts that budget, or the
+neighbour's solution does not fit the problem (``ValueError``), the
+neighbour was a worse start than the problem's own initial guess: the
+point is solved again from it, and the failed attempt's iterations and time
+are recorded as ``discarded_iterations`` and ``discarded_time``.
+Continuation thus never makes a point fail that a cold start solves, and a
+neighbour that is a worse start costs at most the budget on top of the cold
+solve.
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any, Dict, Mapping, Optional
@@ -59,20 +73,30 @@ ROW_FIELDS = (
 #: IPOPT options of a warm start from a neighbouring grid point (module docstring).
 CONTINUATION_IPOPT_OPTIONS: Dict[str, Any] = {
     "mu_init": 1e-6,
-    "warm_start_bound_push": 1e-6,
-    "warm_start_bound_frac": 1e-6,
-    "warm_start_slack_bound_push": 1e-6,
-    "warm_start_slack_bound_frac": 1e-6,
-    "warm_start_mult_bound_push": 1e-6,
+    "warm_start_bound_push": 0.1,
+    "warm_start_bound_frac": 0.1,
+    "warm_start_slack_bound_push": 0.1,
+    "warm_start_slack_bound_frac": 0.1,
+    "warm_start_mult_bound_push": 0.1,
 }
+#: A warm start may take this many times the iterations of the cold solve its chain began with (module docstring).
+WARM_BUDGET_FACTOR = 1.5
 
 
-def _continuation_settings(problem: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
+def warm_budget(cold_iterations: int) -> int:
+    """The iteration budget of a warm start whose chain began with a cold solve of ``cold_iterations``."""
+    return max(1, math.ceil(WARM_BUDGET_FACTOR * cold_iterations))
+
+
+def _continuation_settings(problem: Any, settings: Dict[str, Any], budget: Optional[int]) -> Dict[str, Any]:
     """``settings`` for a warm-started solve: with IPOPT (given, or the problem's default backend),
-    :data:`CONTINUATION_IPOPT_OPTIONS` under the given options."""
-    if backend_choice(problem, solver=settings.get("solver"))["solver"] != "ipopt":
-        return settings
-    return {**settings, "options": {**CONTINUATION_IPOPT_OPTIONS, **(settings.get("options") or {})}}
+    :data:`CONTINUATION_IPOPT_OPTIONS` under the given options; ``max_iter`` at most ``budget``."""
+    options = dict(settings.get("options") or {})
+    if backend_choice(problem, solver=settings.get("solver"))["solver"] == "ipopt":
+        options = {**CONTINUATION_IPOPT_OPTIONS, **options}
+    if budget is not None:
+        options["max_iter"] = min(budget, options.get("max_iter", budget))
+    return {**settings, "options": options or None}
 
 
 def _worker_name() -> str:
@@ -100,9 +124,11 @@ def solve_point(
     warm: Optional[bytes] = None,
     warm_key: str = "",
     warm_params: Optional[Dict[str, Any]] = None,
+    budget: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Build ``ref`` with ``params``, solve it with ``settings`` (keyword arguments of
-    :func:`trajopt.solve`), from the solution file ``warm`` of point ``warm_key`` if given.
+    :func:`trajopt.solve`), from the solution file ``warm`` of point ``warm_key`` if given,
+    in at most ``budget`` iterations (else cold: module docstring).
 
     Returns ``{"row": {...ROW_FIELDS}, "solution": bytes}``. A failed solve is a row
     with the backend's status; exceptions (a factory refusing its parameters) propagate
@@ -114,7 +140,7 @@ def solve_point(
     solution, discarded_iterations, discarded_time, warm_from = None, 0, 0.0, ""
     if warm is not None:
         try:
-            solution = solve(problem, warm_start=_warm_solution(warm, ref, params, warm_params or {}, problem), **_continuation_settings(problem, settings))
+            solution = solve(problem, warm_start=_warm_solution(warm, ref, params, warm_params or {}, problem), **_continuation_settings(problem, settings, budget))
             warm_from = warm_key
         except ValueError:  # a neighbour whose solution does not fit this problem: start cold
             solution = None

@@ -1,4 +1,4 @@
-"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]``, ``trajopt view FILE``, ``trajopt verify FILE``, ``trajopt sweep NAME``.
+"""Command-line interface: ``trajopt list``, ``trajopt solve NAME [options]``, ``trajopt view FILE``, ``trajopt verify FILE``, ``trajopt sweep NAME``, ``trajopt mpc NAME``.
 
 ``trajopt solve`` builds a registered problem (:mod:`problems`) with the
 factory parameters given as ``--N``, ``--tf`` or ``--param KEY=VALUE``
@@ -20,8 +20,15 @@ saved, plotted and animated as asked); 2 for a usage error (unknown problem or
 parameter, bad value, missing warm-start file, an output file that exists
 without ``--overwrite``, a URDF that is not a quadruped), reported on one line
 of stderr before any solving; 130 after Ctrl-C (SIGINT), which stops the solver
-at once. Output files are written to temporary files renamed when complete, so an
-interrupt leaves none half written. ``trajopt list --robots`` lists the
+at once. An output file the writer cannot make for the problem (``--animate``
+of a model that is neither a rigid body nor legged; ``--html`` of a model the
+3D viewer cannot draw, or without the ``viz`` extra) is skipped with one
+warning line on stderr before solving; the other outputs are still written
+and the exit code stays the solve's (0 or 1). ``--view``, a live session
+rather than a file, is a usage error (2) where the viewer cannot show the model. Output files are written
+to temporary files renamed when complete, so an interrupt leaves none half
+written. ``--animate`` prints a progress line while it writes the frames (20
+frames per second for a GIF, 30 for an MP4, ``--fps`` to change). ``trajopt list --robots`` lists the
 quadrupeds of the installed example-robot-data.
 
 ``trajopt sweep NAME --param KEY=A:B:N --param KEY=V1,V2 --out DIR`` solves
@@ -37,13 +44,21 @@ points raised errors (solved again by a rerun).
 
 ``trajopt verify FILE`` checks a saved legged solution in MuJoCo
 (:func:`trajopt.mujoco.verify`; its problem is rebuilt from the recipe saved
-in the file, :func:`problems.load_solution`): exit code 0 when the
-equation-of-motion residual is within 1e-6 m g and the tracked replay does
-not fall, 1 otherwise, 2 for a usage error (including a missing ``mujoco``
-extra).
+in the file, :func:`problems.load_solution`) and ends with a verdict line
+(:mod:`trajopt.mujoco.verdict`): exit code 0 for ``verdict: PASS`` (every
+check within its threshold: equation-of-motion residual, stance slip,
+penetration, friction in the plan's own pyramid or cone, unilateral and
+swing-foot forces, torque and joint limits, and the tracked replay standing),
+1 for ``verdict: FAIL`` (the line names each failed check, its worst value
+and its threshold), 2 for a usage error (including a missing ``mujoco``
+extra). MuJoCo's own friction cone is reported beside the plan's, not judged.
+
+``trajopt mpc NAME`` runs the problem in a receding horizon closed around a
+simulated plant (:mod:`.mpc`): exit code 0 without a fall, 3 when the robot
+fell, 2 for a usage error.
 
 One module per subcommand (:mod:`.listing`, :mod:`.solve`, :mod:`.view`,
-:mod:`.verify`, :mod:`.sweep`) and the arguments they share
+:mod:`.verify`, :mod:`.sweep`, :mod:`.mpc`) and the arguments they share
 (:mod:`.arguments`). This package is the top of the import chain: nothing in
 :mod:`trajopt` imports it.
 """
@@ -59,6 +74,7 @@ import matplotlib
 from .. import __version__
 from .arguments import UsageError
 from .listing import add_list_parser, list_command
+from .mpc import add_mpc_parser, mpc_command
 from .solve import add_solve_parser, solve_command
 from .sweep import add_sweep_parser, parse_grid, sweep_command
 from .verify import add_verify_parser, verify_command
@@ -71,7 +87,7 @@ INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``trajopt`` argument parser with its ``list``, ``solve``, ``view``, ``verify`` and ``sweep`` subcommands."""
+    """The ``trajopt`` argument parser with its ``list``, ``solve``, ``view``, ``verify``, ``sweep`` and ``mpc`` subcommands."""
     parser = argparse.ArgumentParser(prog="trajopt", description="Trajectory optimization for robots (CasADi + IPOPT + pinocchio).")
     parser.add_argument("--version", action="version", version=f"trajopt {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -80,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_view_parser(sub)
     add_verify_parser(sub)
     add_sweep_parser(sub)
+    add_mpc_parser(sub)
     return parser
 
 
@@ -92,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     matplotlib.use("Agg")  # files only, never a window
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"list": list_command, "solve": solve_command, "view": view_command, "verify": verify_command, "sweep": sweep_command}
+    commands = {"list": list_command, "solve": solve_command, "view": view_command, "verify": verify_command, "sweep": sweep_command, "mpc": mpc_command}
     if args.command is None:
         parser.print_help()
         return 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import re
+import sys
 from pathlib import Path
 from typing import Any, Callable, Container, Dict, Optional, Sequence
 
@@ -14,6 +16,7 @@ import problems
 from models.quadruped import LEG_ROLES
 
 from ..plotting.output import prepare_output_path
+from ..solvers.derivatives import HESSIANS
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -42,8 +45,14 @@ def signature_text(factory: Callable[..., Any]) -> str:
 
 
 def description(factory: Callable[..., Any]) -> str:
-    """First line of a factory's docstring, without reST literal quotes."""
-    return (inspect.getdoc(factory) or "").split("\n", 1)[0].replace("``", "")
+    """A factory's summary: the first paragraph of its docstring on one line, reST markup removed
+    (````x```` and ``:func:`x``` become ``x``; ``:class:`~a.B``` becomes ``B``). By the registry's
+    convention that paragraph is one sentence (checked for every registered problem by the tests)."""
+    paragraph = (inspect.getdoc(factory) or "").split("\n\n", 1)[0]
+    text = " ".join(paragraph.split())
+    text = re.sub(r":\w+:`~(?:[\w.]*\.)?(\w+)`", r"\1", text)  # :class:`~a.B` -> B
+    text = re.sub(r":\w+:`([^`]*)`", r"\1", text)  # :func:`a.f` -> a.f
+    return text.replace("``", "")
 
 
 def _typed(text: str, default: Any) -> Any:
@@ -139,6 +148,38 @@ def robot_parameters(args: argparse.Namespace, name: str, accepted: Container[st
         if key in given:
             raise UsageError(f"parameter {key!r} is given twice")
     return params
+
+
+#: Hints in the library's error messages, and what to type instead on the command line.
+COMMAND_LINE_HINTS = {
+    "(chart=True)": "(--chart)",
+    "hessian='exact'": "--hessian exact",
+    "use a '_knot_cost' multiple shooting": "use a '_knot_cost' multiple shooting (-t multiple_shooting_knot_cost)",
+    "use multiple shooting": "use multiple shooting (-t multiple_shooting)",
+    "(warm_start, e.g. an IPOPT solution)": "(--warm-start FILE, e.g. an IPOPT solution saved with --save)",
+    "solver='ipopt' or 'fatrop'": "--solver ipopt or fatrop",
+}
+
+
+def command_line_hints(message: str) -> str:
+    """``message`` of a ``ValueError`` from :func:`trajopt.solve` with its Python hints as options (:data:`COMMAND_LINE_HINTS`)."""
+    for python, option in COMMAND_LINE_HINTS.items():
+        message = message.replace(python, option)
+    return message
+
+
+def add_backend_options(group: argparse._ArgumentGroup) -> None:
+    """``--chart`` and ``--hessian``: what :func:`trajopt.solve` takes besides the solver and the transcription."""
+    group.add_argument("--chart", action="store_true", default=None, help="tangent-chart knots for states with rotations (fatrop and sqp need them; default: the problem's)")
+    group.add_argument(
+        "--hessian", choices=HESSIANS, default=None,
+        help="Hessian of the Lagrangian (gauss-newton needs least-squares costs at the knots, -t multiple_shooting_knot_cost; default: the problem's, else exact)",
+    )  # fmt: skip
+
+
+def warn_skipped(command: str, option: str, reason: str) -> None:
+    """One warning line on stderr: output ``option`` of ``trajopt command`` is skipped for ``reason``."""
+    print(f"trajopt {command}: warning: {option} skipped: {reason}", file=sys.stderr, flush=True)
 
 
 def check_output_path(option: str, path: str, overwrite: bool, extensions: Optional[Sequence[str]]) -> None:

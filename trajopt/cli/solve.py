@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Dict, Optional
 
 from models import LeggedRobot
@@ -15,7 +16,7 @@ from ..report import solution_report
 from ..solution import Solution
 from ..solvers import SOLVERS, solve
 from ..transcription import TRANSCRIPTIONS, get_transcription
-from .arguments import UsageError, add_robot_options, build_problem, check_output_path, factory_parameters, parse_parameters, problem_factory, robot_templates
+from .arguments import UsageError, add_backend_options, add_robot_options, build_problem, check_output_path, command_line_hints, factory_parameters, parse_parameters, problem_factory, robot_templates, warn_skipped
 from .view import add_viewer_options, check_viewer_outputs, write_viewer_outputs
 
 EXAMPLES = """\
@@ -26,6 +27,7 @@ examples:
   trajopt solve pendulum --N 21 --save pendulum.npz
   trajopt solve pendulum --N 81 --warm-start pendulum.npz --quiet
   trajopt solve quadrotor --param u_max=3 --transcription trapezoidal
+  trajopt solve quadrotor --solver sqp -t multiple_shooting --chart
   trajopt solve go1-trot --html trot.html --view
   trajopt solve go1-jump --save jump.npz && trajopt verify jump.npz --plot jump-mujoco.png
 """
@@ -56,32 +58,38 @@ def add_solve_parser(sub: Any) -> None:
     group.add_argument("--quiet", "-q", action="store_true", help="no solver output (print level 0)")
     group.add_argument("--compile", action="store_true", default=None, help="evaluate the stage functions as compiled C (gcc once, cached on disk; default: the problem's choice)")
     group.add_argument("--solver", choices=tuple(SOLVERS), default=None, help="NLP solver backend (default: the problem's, else ipopt; fatrop and sqp need multiple shooting)")
+    add_backend_options(group)
     group = run.add_argument_group("output")
     group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
     group.add_argument("--plot", metavar="FILE", help=f"write a summary page ({', '.join(FIGURE_EXTENSIONS)})")
     group.add_argument("--animate", metavar="FILE", help=f"write an animation ({', '.join(ANIMATION_EXTENSIONS)}): rigid bodies and legged robots")
-    group.add_argument("--fps", type=float, default=30.0, help="animation frame rate (default 30)")
+    group.add_argument("--fps", type=float, default=None, help="animation frame rate (default 20 for a GIF, whose frame delays are whole 1/100 s; 30 for an MP4)")
     group.add_argument("--overwrite", action="store_true", help="replace existing output files")
     group.add_argument("--replay", action="store_true", help="legged problems: replay the torques through the full dynamics and print the drift")
     add_viewer_options(group)
 
 
 def check_outputs(args: argparse.Namespace, problem: Any) -> None:
-    """Fail before solving if an output file exists (without ``--overwrite``), has a wrong extension, or cannot be drawn."""
+    """Before solving: a usage error if an output file exists (without ``--overwrite``) or has a wrong
+    extension, or an option makes no sense (``--view`` of a model the viewer cannot show included);
+    an output file the writer cannot make for this problem (``--animate`` or ``--html`` of a model
+    it cannot draw, ``--html`` without the ``viz`` extra) is dropped from ``args`` with one warning
+    line on stderr, and the others are still written."""
     outputs = [("--save", args.save, None), ("--plot", args.plot, FIGURE_EXTENSIONS), ("--animate", args.animate, ANIMATION_EXTENSIONS)]
     for option, path, extensions in outputs:
         if path is not None:
             check_output_path(option, path, args.overwrite, extensions)
+    if args.fps is not None and not args.fps > 0:
+        raise UsageError(f"--fps: expected a positive frame rate, got {args.fps}")
+    if args.replay and not isinstance(problem, LeggedProblem):
+        raise UsageError(f"--replay: only legged problems can be replayed, {args.name!r} is not one")
     if args.animate is not None:
         try:
             check_animatable(problem)
         except ValueError as err:
-            raise UsageError(f"--animate: {err}") from None
-        if not args.fps > 0:
-            raise UsageError(f"--fps: expected a positive frame rate, got {args.fps}")
-    if args.replay and not isinstance(problem, LeggedProblem):
-        raise UsageError(f"--replay: only legged problems can be replayed, {args.name!r} is not one")
-    check_viewer_outputs(args, problem)
+            warn_skipped("solve", f"--animate {args.animate}", str(err))
+            args.animate = None
+    check_viewer_outputs(args, problem, skip_html=True)
 
 
 def load_warm_start(path: str, name: str, params: Dict[str, Any], problem: Any) -> Solution:
@@ -123,9 +131,12 @@ def solve_command(args: argparse.Namespace) -> int:
     print_robot(args, problem)
     print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
     try:
-        solution = solve(problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level, compile=args.compile, solver=args.solver)
+        solution = solve(
+            problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level,
+            compile=args.compile, solver=args.solver, chart=args.chart, hessian=args.hessian,
+        )  # fmt: skip
     except ValueError as err:
-        raise UsageError(str(err)) from None
+        raise UsageError(command_line_hints(str(err))) from None
     print()
     print(solution_report(solution))
     if args.replay:
@@ -144,8 +155,7 @@ def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
         plot_solution(solution, args.plot, overwrite=args.overwrite)
         print(f"wrote {args.plot}")
     if args.animate:
-        animate_solution(solution, args.animate, fps=args.fps, overwrite=args.overwrite)
-        print(f"wrote {args.animate}")
+        animate_solution(solution, args.animate, fps=args.fps, overwrite=args.overwrite, progress=sys.stdout)  # prints "wrote ..."
 
 
 def print_robot(args: argparse.Namespace, problem: Any) -> None:

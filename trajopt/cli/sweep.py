@@ -9,9 +9,8 @@ from typing import Any, Dict
 import numpy as np
 
 from ..solvers import SOLVERS
-from ..solvers.derivatives import available_cores
 from ..transcription import TRANSCRIPTIONS
-from .arguments import UsageError, add_robot_options, convert, factory_parameters, robot_parameters, signature_text, split_parameter
+from .arguments import UsageError, add_backend_options, add_robot_options, command_line_hints, convert, factory_parameters, robot_parameters, signature_text, split_parameter
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -44,6 +43,7 @@ def add_sweep_parser(sub: Any) -> None:
     group.add_argument("--transcription", "-t", metavar="T", help=f"{', '.join(TRANSCRIPTIONS)} or multiple_shooting_<integrator> (default: the problem's)")
     group.add_argument("--solver", choices=tuple(SOLVERS), help="NLP solver (default: the problem's)")
     group.add_argument("--max-iter", type=int, metavar="K", help="solver iteration limit (default 1000; sqp: 200)")
+    add_backend_options(group)
     group.add_argument("--compile", action="store_true", help="evaluate the stage functions as compiled C (gcc once per function, cached)")
     group.add_argument("--warm-start", choices=("nearest", "none"), default="nearest", help="nearest: each point starts from its nearest solved neighbour (default); none: from the initial guess")
     group.add_argument("--seeds", type=int, metavar="K", help="with --warm-start nearest: points solved cold, spread over the grid (default: one per 16 points)")
@@ -133,16 +133,15 @@ def sweep_command(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.workers is not None:
         raise UsageError("--workers: sizes the embedded cluster; a --scheduler's cluster has its own workers")
     points = int(np.prod([len(v) for v in grid.values()]))
-    where = args.scheduler or f"an embedded cluster of {args.workers or available_cores()} worker processes"
-    print(f"sweeping {args.name} over {points} points ({' x '.join(f'{k}: {len(v)}' for k, v in grid.items())}) on {where}", flush=True)
+    print(f"sweeping {args.name} over {points} points ({' x '.join(f'{k}: {len(v)}' for k, v in grid.items())})", flush=True)
     try:
         result = sweep(
             args.name, grid, client=args.scheduler, out=args.out, warm_start=None if args.warm_start == "none" else "nearest", retries=args.retries,
             params=fixed, transcription=args.transcription, solver=args.solver, options={"max_iter": args.max_iter} if args.max_iter else None,
-            compile=True if args.compile else None, seeds=args.seeds, n_workers=args.workers, progress=sys.stderr,
+            compile=True if args.compile else None, seeds=args.seeds, n_workers=args.workers, progress=sys.stderr, chart=args.chart, hessian=args.hessian,
         )
     except (ValueError, TypeError, RuntimeError, OSError) as err:
-        raise UsageError(str(err)) from None
+        raise UsageError(command_line_hints(str(err))) from None
     print(result.summary())
     if args.plot:
         path = Path(args.out) / f"{args.plot}.png"

@@ -18,7 +18,10 @@ def add_verify_parser(sub: Any) -> None:
         "verify",
         help="check a saved legged solution in MuJoCo",
         description="Check a saved legged solution with MuJoCo's dynamics (equation-of-motion residual, slip, friction, limits) "
-        "and replay it in MuJoCo's simulation, tracked by joint PD + feed-forward and with the feed-forward torques alone. Needs the mujoco extra.",
+        "and replay it in MuJoCo's simulation, tracked by joint PD + feed-forward and with the feed-forward torques alone; "
+        "ends with a verdict line. Exit status 0 when every check is within its threshold (verdict: PASS), 1 when one is not "
+        "(verdict: FAIL, naming it), 2 for a usage error. Friction is judged in the plan's own model (pyramid or cone); "
+        "MuJoCo's cone is reported beside it. Needs the mujoco extra.",
     )
     check.add_argument("file", metavar="FILE", help="a solution saved by `trajopt solve NAME --save FILE`")
     check.add_argument("--kp", type=float, metavar="KP", help="joint stiffness of the tracked replay, N m/rad (default: the robot's)")
@@ -29,7 +32,7 @@ def add_verify_parser(sub: Any) -> None:
 
 
 def verify_command(args: argparse.Namespace) -> int:
-    """Load, verify in MuJoCo, print (and plot); 0 when the plan passes, 1 otherwise (module docstring)."""
+    """Load, verify in MuJoCo, print the report ending with its verdict (and plot); 0 when the verdict is PASS, 1 when FAIL."""
     try:
         from ..mujoco.plot import plot_verification
         from ..mujoco.verify import verify
@@ -46,10 +49,10 @@ def verify_command(args: argparse.Namespace) -> int:
         report = verify(solution, kp=args.kp, kd=args.kd)
     except (OSError, ValueError, KeyError) as err:
         raise UsageError(str(err)) from None
-    print(report.summary())
-    if args.table:
-        print(report.table())
     if args.plot:
         plot_verification(report, args.plot, overwrite=args.overwrite)
         print(f"wrote {args.plot}")
+    if args.table:
+        print(report.table())
+    print(report.summary())  # its last line is the verdict
     return 0 if report.ok else 1

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from typing import Any, Optional
 
 import problems
 
 from ..solution import Solution
-from .arguments import UsageError, check_output_path
+from .arguments import UsageError, check_output_path, warn_skipped
 
 
 def add_viewer_options(group: argparse._ArgumentGroup) -> None:
@@ -34,24 +34,42 @@ def add_view_parser(sub: Any) -> None:
     group.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
 
 
-def check_viewer_outputs(args: argparse.Namespace, problem: Any) -> None:
-    """Before any work: the ``viz`` extra is installed, the model can be drawn, ``--html`` can be written."""
-    if not (args.view or args.html):
-        if args.force_scale is not None or args.no_browser:
-            raise UsageError("--force-scale and --no-browser go with --view or --html")
-        return
+def viewer_unavailable(problem: Any) -> Optional[str]:
+    """Why the 3D viewer cannot show ``problem`` here (the ``viz`` extra missing, or a model it
+    cannot draw), or ``None`` when it can."""
     from ..viewer import MissingExtraError, check_viewable, check_viz
-    from ..viewer.html import HTML_EXTENSIONS
 
     try:
         check_viz()
         check_viewable(problem)
     except (MissingExtraError, ValueError) as err:
-        raise UsageError(f"--{'view' if args.view else 'html'}: {err}") from None
+        return str(err)
+    return None
+
+
+def check_viewer_outputs(args: argparse.Namespace, problem: Any, skip_html: bool = False) -> None:
+    """Before any work: the viewer options make sense, ``--html`` can be written, and the viewer can
+    show ``problem`` (a usage error otherwise: :func:`viewer_unavailable`). With ``skip_html``
+    (``trajopt solve``, whose other outputs go on), an ``--html`` without ``--view`` that the viewer
+    cannot make is dropped from ``args`` with one warning line instead."""
+    if not (args.view or args.html):
+        if args.force_scale is not None or args.no_browser:
+            raise UsageError("--force-scale and --no-browser go with --view or --html")
+        return
+    from ..viewer.html import HTML_EXTENSIONS
+
     if args.force_scale is not None and not args.force_scale > 0:
         raise UsageError(f"--force-scale: expected a positive length per newton, got {args.force_scale}")
     if args.html is not None:
         check_output_path("--html", args.html, args.overwrite, HTML_EXTENSIONS)
+    reason = viewer_unavailable(problem)
+    if reason is None:
+        return
+    if skip_html and not args.view:
+        warn_skipped("solve", f"--html {args.html}", reason)
+        args.html = None
+        return
+    raise UsageError(f"--{'view' if args.view else 'html'}: {reason}")
 
 
 def write_viewer_outputs(args: argparse.Namespace, solution: Solution) -> None:

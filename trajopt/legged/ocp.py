@@ -108,6 +108,7 @@ from ..costs import QuadraticCost
 from ..manifold import check_states
 from ..problem import Problem
 from ..terrain import Terrain
+from .base_path import ballistic_base_path
 from .footholds import nominal_foot_paths, swing_apex_knots
 from .schedule import ContactSchedule
 from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
@@ -129,6 +130,15 @@ CONTACT_SOLVE = {"solver": "fatrop", "hessian": "gauss-newton", "chart": True, "
 #: ``tol`` 1e-8 stalls at an acceptable point (308).
 CONTACT_FATROP_OPTIONS = {"tol": 1e-6, "mu_init": 1e-2, "barrier_tol_factor": 300.0}
 GRAVITY = 9.81
+
+
+def friction_rows(f: Any, mu: float, friction: str) -> Any:
+    """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (``"pyramid"``, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0``
+    (``"cone"``, 1 row) of one WORLD-frame contact force ``f`` (3,) on level ground."""
+    fx, fy, fz = ca.vertsplit(f)
+    if friction == "pyramid":
+        return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
+    return mu * mu * fz * fz - fx * fx - fy * fy
 
 
 def check_formulation_transcription(formulation: str, transcription: str) -> None:
@@ -461,13 +471,8 @@ class LeggedProblem(Problem):
         return directions
 
     def _friction_rows(self, f: Any) -> Any:
-        """``mu fz -+ fx >= 0, mu fz -+ fy >= 0`` (pyramid, 4 rows) or ``mu^2 fz^2 - fx^2 - fy^2 >= 0``
-        (cone, 1 row) of one foot's force ``f`` (3,)."""
-        mu = self.robot.mu
-        fx, fy, fz = ca.vertsplit(f)
-        if self.friction == "pyramid":
-            return ca.vertcat(mu * fz - fx, mu * fz + fx, mu * fz - fy, mu * fz + fy)
-        return mu * mu * fz * fz - fx * fx - fy * fy
+        """:func:`friction_rows` of one foot's force ``f`` (3,) with the robot's ``mu`` and the problem's model."""
+        return friction_rows(f, self.robot.mu, self.friction)
 
     def _friction_constraint(self, i: int, knots: list, foot: str) -> Constraint:
         """The friction rows (:meth:`_friction_rows`) of foot ``i``'s force, a control (its ``fz >= 0`` is a bound)."""
@@ -530,7 +535,10 @@ class LeggedProblem(Problem):
     def nominal_guess(self) -> tuple:
         """States from the analytic IK of the nominal foot paths, controls from inverse dynamics.
 
-        The base follows the reference; joints solve the IK closest to the
+        The base follows the reference, or with flight phases in the schedule
+        the ballistic path of :func:`~trajopt.legged.base_path.ballistic_base_path`
+        (with its velocities and accelerations, and stance forces carrying
+        ``m (a + g)``); joints solve the IK closest to the
         previous knot's; velocities are finite differences on the manifold;
         forces share the weight among stance feet; accelerations are finite
         differences of the velocities; torques are RNEA's joint part.
@@ -539,6 +547,9 @@ class LeggedProblem(Problem):
         nq, nv = robot.nq, robot.nv
         X = self.reference_states.copy()
         X[0] = self.x0
+        path = ballistic_base_path(self.schedule, self.x0[:3], self.displacement, GRAVITY)
+        if path is not None:  # flight phases: the base obeys gravity in the air (trajopt.legged.base_path)
+            X[:, 0:3] = path[0]
         for k in range(1, self.N if hasattr(robot, "nearest_ik") else 1):  # robots without analytic IK keep x0's joints
             q = X[k, :nq].copy()
             q[7:] = X[k - 1, 7:nq]
@@ -552,6 +563,13 @@ class LeggedProblem(Problem):
         F = self.stance_force_share()
         A = np.zeros((self.N, nv))
         A[:-1] = np.diff(X[:, nq:], axis=0) / h
+        if path is not None:  # the path's own base velocity and acceleration; forces carry m (a + g)
+            _, V_base, A_base = path
+            X[:, nq : nq + 3], A[:, 0:3] = V_base, A_base  # body frame = world frame for the level base
+            n_stance = self.schedule.stance.sum(axis=1)
+            for k in np.flatnonzero(n_stance):
+                for i in np.flatnonzero(self.schedule.stance[k]):
+                    F[k, 3 * i : 3 * i + 3] = self.mass * (A_base[k] + [0.0, 0.0, GRAVITY]) / n_stance[k]
         W = np.zeros((self.N, cm.control_dim))
         if self.formulation != "contact":
             W[:, cm.f_slice] = F

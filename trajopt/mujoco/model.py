@@ -69,8 +69,8 @@ import pinocchio as pin
 from lie import quat_to_rot
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
-from .sources import spec_from_pinocchio, spec_from_urdf
-from .terrain import add_body_collisions, add_terrain
+from .sources import spec_from_pinocchio, spec_from_urdf, urdf_sphere_radius
+from .terrain import BODY_BITS, FOOT_BITS, add_body_collisions, add_terrain
 
 #: Gravity of the plans (m/s^2), along -z.
 GRAVITY = 9.81
@@ -111,6 +111,24 @@ class ContactParameters:
     solimp: Tuple[float, ...] = (0.95, 0.99, 0.001, 0.5, 2.0)
     cone: str = "elliptic"
     impratio: float = 1.0
+
+    @classmethod
+    def mujoco_defaults(cls, radius: float) -> "ContactParameters":
+        """MuJoCo's own contact model (what loading the robot into MuJoCo gives): ``solref (0.02, 1)``,
+        ``solimp (0.9, 0.95, 0.001, 0.5, 2)``, a pyramidal cone, ``impratio`` 1, with spheres of ``radius``
+        (the URDF's feet: :func:`realistic_contact`)."""
+        return cls(radius=radius, solref=(0.02, 1.0), solimp=(0.9, 0.95, 0.001, 0.5, 2.0), cone="pyramidal", impratio=1.0)
+
+
+def realistic_contact(robot: Any) -> ContactParameters:
+    """MuJoCo's default contact model with the URDF's own foot spheres (their radius: the first collision
+    sphere of the first foot link; 2 cm on the Go1), what :class:`trajopt.mujoco.plant.MujocoPlant` uses
+    unless told ``contact="matched"``. ``ValueError`` when the robot has no URDF or its feet no sphere."""
+    urdf = getattr(robot, "urdf_path", None)
+    radius = urdf_sphere_radius(urdf, robot.kinematics_bodies[0]) if urdf else None
+    if radius is None:
+        raise ValueError(f"robot: {robot.name} has no URDF foot sphere to take the realistic contact radius from; use contact='matched'")
+    return ContactParameters.mujoco_defaults(radius)
 
 
 class MujocoRobot:
@@ -239,6 +257,23 @@ class MujocoRobot:
             mujoco.mj_jac(self.model, data, jac[i], None, data.geom_xpos[geom], body)
         return jac
 
+    def body_contacts(self, data: "mujoco.MjData") -> list:
+        """Names of the robot's bodies that touch the ground now other than by their feet: contacts of
+        geoms other than the contact spheres, farther than two sphere radii from every foot centre
+        (the lower leg's tip beside a foot that sank into a soft ground is the foot's)."""
+        ground = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "ground")
+        feet = set(int(g) for g in self.contact_geoms)
+        centres = data.geom_xpos[self.contact_geoms]
+        reach = 2.0 * self.model.geom_size[self.contact_geoms, 0]
+        names = []
+        for c in range(data.ncon):
+            con = data.contact[c]
+            other = con.geom2 if con.geom1 == ground else con.geom1 if con.geom2 == ground else None
+            if other is None or int(other) in feet or (np.linalg.norm(centres - con.pos, axis=1) < reach).any():
+                continue
+            names.append(self.model.body(self.model.geom_bodyid[other]).name)
+        return sorted(set(names))
+
     def contact_forces(self, data: "mujoco.MjData") -> np.ndarray:
         """WORLD-frame forces (nc, 3) the ground exerts on each contact sphere (MuJoCo's solved contacts)."""
         forces = np.zeros((len(self.contact_geoms), 3))
@@ -279,6 +314,7 @@ def build_model(
     contact: Optional[ContactParameters] = None,
     integrator: str = "implicitfast",
     joint_friction: bool = False,
+    body_collisions: bool = False,
     terrain: Any = None,
 ) -> MujocoRobot:
     """A :class:`MujocoRobot` of ``robot`` (module docstring).
@@ -289,6 +325,10 @@ def build_model(
     ``"implicitfast"``, ``"implicit"``, ``"rk4"``) set MuJoCo's stepping;
     ``contact`` the contact spheres and MuJoCo's contact model;
     ``joint_friction`` keeps the URDF's joint damping and dry friction;
+    ``body_collisions`` keeps the URDF's collision shapes of the other links
+    (trunk, hips, thighs, calves), which then touch the ground too (a fall
+    shows as their contacts, :meth:`MujocoRobot.body_contacts`); the robot's
+    own geoms never collide with each other;
     ``terrain`` (a :class:`trajopt.terrain.Terrain`) replaces the ground by
     its solids and adds the links' collision shapes (module docstring).
     """
@@ -301,7 +341,9 @@ def build_model(
     if not hasattr(robot, "pin_model"):
         raise ValueError(f"robot: expected a MultibodyModel (with a pin_model), got {type(robot).__name__}")
     urdf = getattr(robot, "urdf_path", None)
-    spec, folded = spec_from_urdf(urdf) if urdf else (spec_from_pinocchio(robot.pin_model), [])
+    if body_collisions and not urdf:
+        raise ValueError(f"body_collisions: needs the robot's URDF (its collision shapes); {robot.name} has none")
+    spec, folded = spec_from_urdf(urdf, keep_collisions=body_collisions, drop_collisions_of=robot.kinematics_bodies) if urdf else (spec_from_pinocchio(robot.pin_model), [])
     compiler = spec.compiler
     compiler.balanceinertia, compiler.boundmass, compiler.boundinertia = False, 0.0, 0.0
     compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
@@ -386,12 +428,17 @@ def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters,
         geoms = [spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], pos=[0, 0, -contact.radius])]
     else:
         geoms = add_terrain(spec, terrain, contact.radius)
-        add_body_collisions(spec, robot, lambda joint: _joint_body(spec, pin_model, joint))
     for frame_name in robot.kinematics_bodies:
         frame = pin_model.frames[pin_model.getFrameId(frame_name)]
         body = _joint_body(spec, pin_model, frame.parentJoint)
         geoms.append(body.add_geom(name=f"contact_{frame_name}", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[contact.radius, 0, 0], pos=frame.placement.translation))
-    for geom in geoms:
+    ground = geoms[: len(geoms) - robot.nc]
+    bodies = set(add_body_collisions(spec, robot, lambda joint: _joint_body(spec, pin_model, joint))) if terrain is not None else set()
+    for geom in spec.geoms:  # the URDF's collision shapes (when kept) and the contact spheres: against the ground only
+        geom.contype, geom.conaffinity = (BODY_BITS, 0) if geom.name in bodies else (FOOT_BITS, 0)
+    for geom in ground:  # the ground plane, or the terrain's solids: against the feet (and the links' shapes)
+        geom.contype, geom.conaffinity = 0, FOOT_BITS | BODY_BITS
+    for geom in spec.geoms:
         geom.friction, geom.condim = friction, 3
         geom.solref, geom.solimp = np.array(contact.solref, dtype=float), np.array(contact.solimp, dtype=float)
     return [g.name for g in geoms[len(geoms) - robot.nc :]]

@@ -1,7 +1,8 @@
 """Where :func:`.model.build_model` gets its MuJoCo bodies: the robot's URDF, or its pinocchio model.
 
 - :func:`spec_from_urdf`: MuJoCo's own URDF parser on the file with its
-  visual and collision elements removed, after :func:`fold_invalid_inertias`
+  visual elements removed (and its collision elements, unless asked to keep
+  them), after :func:`fold_invalid_inertias`
   has given each welded group of links holding an inertia MuJoCo refuses
   (not positive definite, or principal moments breaking the triangle
   inequality) the group's total inertia, as pinocchio computes it.
@@ -11,7 +12,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import mujoco
 import numpy as np
@@ -26,17 +27,31 @@ _SLIDES = {"JointModelPX": (1, 0, 0), "JointModelPY": (0, 1, 0), "JointModelPZ":
 _INERTIA_ENTRIES = {"ixx": (0, 0), "iyy": (1, 1), "izz": (2, 2), "ixy": (0, 1), "ixz": (0, 2), "iyz": (1, 2)}
 
 
-def spec_from_urdf(path: str) -> Tuple["mujoco.MjSpec", list]:
-    """MuJoCo's parse of the URDF without visuals and collisions, and the links whose invalid inertias were folded (module docstring)."""
+def spec_from_urdf(path: str, keep_collisions: bool = False, drop_collisions_of: Sequence[str] = ()) -> Tuple["mujoco.MjSpec", list]:
+    """MuJoCo's parse of the URDF without visuals (and without collisions unless ``keep_collisions``, then
+    without those of the links ``drop_collisions_of``), and the links whose invalid inertias were folded
+    (module docstring)."""
     root = ET.parse(path).getroot()
     for link in root.findall("link"):
-        for tag in ("visual", "collision"):
+        tags = ("visual",) if keep_collisions and link.get("name") not in drop_collisions_of else ("visual", "collision")
+        for tag in tags:
             for element in link.findall(tag):
                 link.remove(element)
     for extension in root.findall("mujoco"):
         root.remove(extension)
     folded = fold_invalid_inertias(root)
     return mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode")), folded
+
+
+def urdf_sphere_radius(path: str, link: str) -> Optional[float]:
+    """The radius (m) of the first collision sphere of ``link`` in the URDF at ``path`` (None if it has none)."""
+    for element in ET.parse(path).getroot().findall("link"):
+        if element.get("name") == link:
+            for collision in element.findall("collision"):
+                sphere = collision.find("geometry/sphere")
+                if sphere is not None:
+                    return float(sphere.get("radius"))
+    return None
 
 
 def _urdf_inertia(link: ET.Element) -> Optional[pin.Inertia]:

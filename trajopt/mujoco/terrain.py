@@ -77,7 +77,6 @@ def add_terrain(spec: "mujoco.MjSpec", terrain: Any, radius: float) -> List[Any]
         else:  # pragma: no cover - every solid type is handled above
             raise TypeError(f"terrain: unknown solid {type(solid).__name__}")
     for geom in geoms:
-        geom.contype, geom.conaffinity = FOOT_BITS, FOOT_BITS | BODY_BITS
         geom.rgba = np.array([0.62, 0.60, 0.55, 1.0])
     return geoms
 

@@ -7,6 +7,8 @@
 - :mod:`.legged`: base, joints, contact forces, foot heights, gait diagram,
   a one-page summary.
 - :mod:`.stick_figure`: a stick-figure animation (segments from pinocchio).
+- :mod:`.contact`: a capsule contact simulation: distances, contact forces,
+  impacts, and a side view (still or animated) with the collision witness points.
 - :mod:`.solution`: :func:`plot_solution` and :func:`animate_solution`, which
   pick the plots for a :class:`trajopt.Solution` by its problem and model.
 - :mod:`.output`: :func:`save_figure`, used by every plot's ``path`` argument.
@@ -15,6 +17,7 @@ Conventions follow DESIGN.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
 body to world), ZYX Euler angles ordered ``(yaw, pitch, roll)``, SI units.
 """
 from .animation import animate_rigid_body
+from .contact import animate_contact_simulation, plot_contact_simulation
 from .legged import plot_base, plot_contact_forces, plot_foot_heights, plot_gait_diagram, plot_joints, plot_legged_summary
 from .output import save_figure
 from .rigid_body import plot_trajectory_3d
@@ -23,12 +26,14 @@ from .stick_figure import animate_stick_figure, stick_segments
 from .trajectories import plot_constraint_violation, plot_controls, plot_states
 
 __all__ = [
+    "animate_contact_simulation",
     "animate_rigid_body",
     "animate_solution",
     "plot_solution",
     "animate_stick_figure",
     "plot_base",
     "plot_constraint_violation",
+    "plot_contact_simulation",
     "plot_contact_forces",
     "plot_controls",
     "plot_foot_heights",

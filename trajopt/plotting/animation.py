@@ -1,10 +1,10 @@
-"""Animations written to GIF (pillow) or MP4 (ffmpeg from imageio-ffmpeg).
+"""Animations of a rigid body, and the resampling every animation shares.
 
-:func:`write_animation` renders frames by calling a drawing function per
-frame and picks the writer from the file extension. :func:`animate_rigid_body`
-flies a quadrotor-like body (two crossed arms with rotors, and body axes)
-along a trajectory resampled to the frame rate: positions linearly, attitudes
-by spherical linear interpolation (slerp) of the quaternions.
+:func:`animate_rigid_body` flies a quadrotor-like body (two crossed arms with
+rotors, and body axes) along a trajectory resampled to the frame rate:
+positions linearly (:func:`interpolate_linear`), attitudes by spherical linear
+interpolation (:func:`slerp_quaternions`) of the quaternions; the frames are
+written by :func:`.movie.write_movie` (GIF or MP4, at :func:`.movie.frame_rate`).
 
 Quaternions are ``[qw, qx, qy, qz]`` (Hamilton, body to world, DESIGN.md);
 positions are in the world frame [m]; times in seconds.
@@ -12,21 +12,18 @@ positions are in the world frame [m]; times in seconds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Optional, TextIO
 
-import imageio_ffmpeg
-import matplotlib
 import numpy as np
-from matplotlib.animation import FFMpegWriter, MovieWriter, PillowWriter
 from matplotlib.figure import Figure
 from scipy.spatial.transform import Rotation, Slerp
 
 from .checks import as_array, as_quaternions, as_times
-from ..atomic_file import atomic_output
+from .movie import frame_rate, write_movie
 from .output import prepare_output_path
 from .rigid_body import AXIS_COLORS, label_axes_3d, rotation_matrices, set_equal_3d
 
-#: Extensions :func:`write_animation` writes.
+#: Extensions the animation writers (:func:`trajopt.plotting.movie.write_movie`) write.
 ANIMATION_EXTENSIONS = (".gif", ".mp4")
 #: Size of animation frames: inches at :data:`ANIMATION_DPI` (600 x 600 pixels).
 ANIMATION_SIZE = (6.0, 6.0)
@@ -59,33 +56,6 @@ def slerp_quaternions(times: np.ndarray, quaternions: np.ndarray, t_new: np.ndar
     return xyzw[:, [3, 0, 1, 2]]
 
 
-def _writer(suffix: str, fps: float) -> MovieWriter:
-    if suffix == ".gif":
-        return PillowWriter(fps=fps)
-    return FFMpegWriter(fps=fps, codec="h264")
-
-
-def write_animation(fig: Figure, draw_frame: Callable[[int], None], n_frames: int, path: Path, fps: float) -> Path:
-    """Render ``n_frames`` frames of ``fig`` into ``path`` and return ``path``.
-
-    ``draw_frame(k)`` updates the artists of ``fig`` for frame ``k``. The
-    writer follows the extension: ``.gif`` with pillow, ``.mp4`` (H.264) with
-    the ffmpeg binary shipped by imageio-ffmpeg. ``path`` must have been
-    checked with :func:`~trajopt.plotting.output.prepare_output_path` (which
-    refuses an existing file without ``overwrite``). The frames go to a
-    temporary file renamed at the end: an interrupted rendering leaves no
-    partial file.
-    """
-    writer = _writer(path.suffix.lower(), fps)
-    with atomic_output(path, overwrite=True) as tmp:
-        with matplotlib.rc_context({"animation.ffmpeg_path": imageio_ffmpeg.get_ffmpeg_exe()}):
-            with writer.saving(fig, str(tmp), dpi=ANIMATION_DPI):
-                for k in range(n_frames):
-                    draw_frame(k)
-                    writer.grab_frame()
-    return path
-
-
 def quadrotor_outline(arm_length: float) -> list[np.ndarray]:
     """Polylines (each (M, 3), body frame [m]) of an X quadrotor.
 
@@ -106,25 +76,30 @@ def animate_rigid_body(
     positions: np.ndarray,
     quaternions: np.ndarray,
     path: str | Path,
-    fps: float = 30,
+    fps: Optional[float] = None,
     arm_length: float = 0.175,
     overwrite: bool = False,
+    progress: Optional[TextIO] = None,
 ) -> Path:
     """Animate a quadrotor-like body along a trajectory; write GIF or MP4.
 
     ``times`` (N,) [s]; ``positions`` (N, 3) world frame [m];
     ``quaternions`` (N, 4) unit ``[qw, qx, qy, qz]`` body to world. The
-    trajectory is resampled at ``fps`` (positions linear, attitudes slerp).
+    trajectory is resampled at ``fps`` (default and GIF rounding:
+    :func:`.movie.frame_rate`; positions linear, attitudes slerp); the camera
+    is fixed, so only the moving lines are redrawn per frame.
     The body is an X of two arms (half-length ``arm_length`` [m]) with
     rotors, plus its x (red), y (green), z (blue) axes; the whole path is
     dotted and the flown part solid; the view is fixed with equal axis
     scaling. ``path`` ends in ``.gif`` or ``.mp4``; an existing file is
-    replaced only with ``overwrite=True``. Returns ``path`` as a Path.
+    replaced only with ``overwrite=True``. ``progress`` (a stream) gets a
+    progress line. Returns ``path`` as a Path.
     """
     t = as_times(times)
     p = as_array(positions, "positions", (t.size, 3))
     q = as_quaternions(quaternions, "quaternions", t.size)
     out = prepare_output_path(path, overwrite, ANIMATION_EXTENSIONS)
+    fps = frame_rate(out, fps)
     t_frames = frame_times(t, fps)
     p_frames = interpolate_linear(t, p, t_frames)
     rot_frames = rotation_matrices(slerp_quaternions(t, q, t_frames))
@@ -138,6 +113,7 @@ def animate_rigid_body(
     axis_lines = [ax.plot([], [], [], color=c, linewidth=2.0)[0] for c in AXIS_COLORS]
     set_equal_3d(ax, np.vstack([p - arm_length, p + arm_length]))
     label_axes_3d(ax)
+    ax.set_title(" ", fontsize="medium")
 
     def draw_frame(k: int) -> None:
         center, rot = p_frames[k], rot_frames[k]
@@ -146,6 +122,6 @@ def animate_rigid_body(
             line.set_data_3d(*(center + polyline @ rot.T).T)
         for axis, line in enumerate(axis_lines):
             line.set_data_3d(*np.array([center, center + 0.6 * arm_length * rot[:, axis]]).T)
-        ax.set_title(f"t = {t_frames[k]:.2f} s", fontsize="medium")
+        ax.title.set_text(f"t = {t_frames[k]:.2f} s")  # not set_title, which moves the title back to its default place
 
-    return write_animation(fig, draw_frame, t_frames.size, out, fps)
+    return write_movie(fig, draw_frame, t_frames.size, out, fps, animated=[flown, *body_lines, *axis_lines, ax.title], progress=progress)

@@ -29,7 +29,7 @@ Both need the problem attached to the solution (the solver attaches it;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, TextIO
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -43,6 +43,7 @@ from ..legged import LeggedProblem
 from ..solution import Solution
 from .animation import ANIMATION_EXTENSIONS, animate_rigid_body, frame_times
 from .legged import plot_legged_summary
+from .movie import frame_rate
 from .stick_figure import animate_stick_figure, sample_held, stick_segments
 from .output import prepare_output_path, save_figure
 from .rigid_body import plot_trajectory_3d
@@ -119,8 +120,8 @@ def state_panels(model: Any) -> list[StatePanel]:
 
 def _positions_quaternions(model: RigidBody, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """World positions (K, 3) and unit quaternions (K, 4) of a rigid body's states (K, n)."""
-    parts = [model.parse_state(x, renormalize=True) for x in states]
-    return np.array([p[0] for p in parts], dtype=float), np.array([p[1] for p in parts], dtype=float)
+    parts = [model.parse_state(x, renorm=True) for x in states]
+    return np.array([p[0] for p in parts], dtype=float), np.array([p[1].as_quat() for p in parts], dtype=float)
 
 
 def _draw_state(ax: Axes, t: np.ndarray, states: np.ndarray, panel: StatePanel) -> None:
@@ -242,22 +243,26 @@ def plot_solution(solution: Solution, path: str | Path | None = None, overwrite:
 # ---------------------------------------------------------------- animation
 
 
-def animate_solution(solution: Solution, path: str | Path, fps: float = 30, overwrite: bool = False) -> Path:
+def animate_solution(solution: Solution, path: str | Path, fps: Optional[float] = None, overwrite: bool = False, progress: Optional[TextIO] = None) -> Path:
     """Animate ``solution`` at ``fps`` frames per second into ``path`` (``.gif`` or ``.mp4``); return the path.
 
     Frames are at ``0, 1/fps, ...`` up to ``tf``, states and controls from
-    :meth:`Solution.evaluate`. Rigid bodies fly as a quadrotor-like X (the
+    :meth:`Solution.evaluate`; ``fps`` defaults to 20 for a GIF and 30 for an
+    MP4, and a GIF's is rounded to whole hundredths of a second per frame
+    (:func:`.movie.frame_rate`). Rigid bodies fly as a quadrotor-like X (the
     model's ``arm_length`` when it has one); legged robots are stick figures
     with stance feet filled and their contact forces as red arrows. Other
     models raise ``ValueError`` (see :func:`check_animatable`), as does an
-    existing ``path`` without ``overwrite``.
+    existing ``path`` without ``overwrite``. ``progress`` (a stream, e.g.
+    ``sys.stdout``) gets a progress line while the frames are written.
     """
     problem = _problem(solution, "animate_solution")
     check_animatable(problem)
     prepare_output_path(path, overwrite, ANIMATION_EXTENSIONS)
+    fps = frame_rate(path, fps)
     t = frame_times(solution.times, fps)
     if t.size < 2:
-        raise ValueError(f"fps: {fps} frames per second give a single frame over tf = {solution.tf} s")
+        raise ValueError(f"fps: {fps:.4g} frames per second give a single frame over tf = {solution.tf} s")
     X, W = solution.evaluate(t)
     if isinstance(problem, LeggedProblem):
         robot = problem.robot
@@ -265,7 +270,7 @@ def animate_solution(solution: Solution, path: str | Path, fps: float = 30, over
         feet = np.array([np.asarray(robot.kinematics(x), dtype=float).reshape(robot.nc, 3) for x in X])
         forces = problem.contact_forces(X, W, knots=problem.knot_index(t))
         stance = sample_held(solution.times, problem.schedule.stance, t)
-        return animate_stick_figure(t, segments, feet, forces, stance, path, fps=fps, overwrite=overwrite)
+        return animate_stick_figure(t, segments, feet, forces, stance, path, fps=fps, overwrite=overwrite, progress=progress)
     model = problem.model
     size = {"arm_length": model.arm_length} if hasattr(model, "arm_length") else {}
-    return animate_rigid_body(t, *_positions_quaternions(model, X), path, fps=fps, overwrite=overwrite, **size)
+    return animate_rigid_body(t, *_positions_quaternions(model, X), path, fps=fps, overwrite=overwrite, progress=progress, **size)

@@ -9,7 +9,7 @@ in :mod:`.legged`: world frame, meters, contact forces in the WORLD frame [N],
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, TextIO
 
 import numpy as np
 import pinocchio
@@ -17,9 +17,10 @@ from matplotlib.figure import Figure
 from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
 from ..sim.pin_numerics import PinNumerics
-from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times, interpolate_linear, write_animation
+from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times, interpolate_linear
 from .checks import as_array, as_knot_series, as_times
 from .legged import stance_table
+from .movie import frame_rate, write_movie
 from .output import prepare_output_path
 from .rigid_body import label_axes_3d
 
@@ -103,23 +104,25 @@ def animate_stick_figure(
     forces: np.ndarray | None,
     stance: np.ndarray,
     path: str | Path,
-    fps: float = 30,
+    fps: float | None = None,
     force_scale: float | None = None,
     overwrite: bool = False,
+    progress: TextIO | None = None,
 ) -> Path:
     """Animate a legged robot as a stick figure; write GIF or MP4; return the path.
 
     ``times`` (N,) [s]; ``segments`` (N, nseg, 2, 3) world [m], e.g. from
     :func:`stick_segments`; ``feet`` (N, nfeet, 3) world [m]; ``forces``
     (N or N - 1, nfeet, 3) world [N] or None; ``stance`` (N or N - 1, nfeet)
-    bool. Frames are resampled at ``fps``: positions and per-knot forces
+    bool. Frames are resampled at ``fps`` (default and GIF rounding:
+    :func:`.movie.frame_rate`): positions and per-knot forces
     linearly, per-interval series and stance held. Links are black lines,
     stance feet filled dots, swing feet open dots, and stance feet carry their
     force as a red arrow of ``force_scale`` [m/N] (default: the largest force
     spans a third of the view). The camera follows the centroid of the
     segment endpoints horizontally over a ground grid at ``z = 0``. ``path``
     ends in ``.gif`` or ``.mp4``; an existing file is replaced only with
-    ``overwrite=True``.
+    ``overwrite=True``. ``progress`` (a stream) gets a progress line.
     """
     t = as_times(times)
     seg = as_array(segments, "segments", (t.size, "nseg", 2, 3))
@@ -128,7 +131,7 @@ def animate_stick_figure(
     contact = stance_table(stance, t.size, nfeet)
     f = as_knot_series(forces, "forces", t.size, (nfeet, 3)) if forces is not None else None
     out = prepare_output_path(path, overwrite, ANIMATION_EXTENSIONS)
-
+    fps = frame_rate(out, fps)
     t_frames = frame_times(t, fps)
     seg_frames = interpolate_linear(t, seg, t_frames)
     feet_frames = interpolate_linear(t, ft, t_frames)
@@ -175,4 +178,4 @@ def animate_stick_figure(
             arrows.append(ax.quiver(*tails.T, *vectors.T, color="tab:red", linewidth=1.5, arrow_length_ratio=0.2))
         ax.set_title(f"t = {t_frames[k]:.2f} s", fontsize="medium")
 
-    return write_animation(fig, draw_frame, t_frames.size, out, fps)
+    return write_movie(fig, draw_frame, t_frames.size, out, fps, progress=progress)

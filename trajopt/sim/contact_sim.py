@@ -1,7 +1,9 @@
 """Contact simulation of capsule pairs: Gauss's principle QP, Baumgarte stabilization, inelastic impacts.
 
 The loop of pinocchio's "snap your fingers" tutorial, with the physical
-(mass-weighted) impact model. At each step ``k`` (time ``t_k``, state ``(q, v)``):
+(mass-weighted) impact model and a stabilized contact constraint by default,
+and the tutorial's own choices one option away (see "The tutorial's choices").
+At each step ``k`` (time ``t_k``, state ``(q, v)``):
 
 1. ``tau = controller(t_k, x)`` (nv,) (or ``u`` (nu,), mapped by ``B``).
 2. Every collision pair is checked; pairs with signed distance
@@ -30,6 +32,25 @@ The loop of pinocchio's "snap your fingers" tutorial, with the physical
 5. Semi-implicit Euler: ``v <- v+ + a dt``, ``q <- integrate(q, v dt)``
    (:func:`trajopt.sim.integrate`).
 
+The tutorial's choices. ``impact_model="projection"`` replaces step 3 by the
+tutorial's ``v+ = v - J^+ J v`` (``J^+`` the pseudo-inverse of the stacked
+active rows), and ``contact_constraint="distance"`` the constraint of step 4
+by the tutorial's ``J a >= -d``. They are not the defaults because
+
+- the projection ignores the mass matrix: ``M (v+ - v)`` is in general not
+  ``J^T Lambda`` for any impulses, i.e. the velocity jump is not one that
+  contact impulses can produce (momentum that no contact can touch changes),
+  and it cancels the separating normal velocities of the active pairs too
+  (an equality per pair), so a contact that was opening sticks;
+- ``J a >= -d`` neglects the drift ``Jdot v`` (the tutorial says so) and
+  has no velocity term: the normal velocity of a pair in contact is not
+  damped, and the constraint mixes units (m/s^2 against m), so the
+  penetration it tolerates depends on the units.
+
+With both options the simulator runs exactly the tutorial's question 5 (the
+hand example's test replays it step by step). :class:`Impact` then has NaN
+impulses (there are none).
+
 Both QPs are solved by ``quadprog.solve_qp(G, a, C, b)``, which minimizes
 ``1/2 x^T G x - a^T x`` subject to ``C^T x >= b``: here ``G = M``,
 ``a = M x0``, ``C = J^T``. A QP quadprog reports infeasible (e.g. two pairs
@@ -53,7 +74,7 @@ import quadprog
 
 from models.multibody_model import MultibodyModel
 
-from .capsules import CapsuleCollisions, PairContact
+from .capsules import CapsuleCollisions, CapsuleDistance, PairContact
 from .integrate import integrate
 from .simulate import ControllerFn, controller_output, num_steps
 
@@ -61,6 +82,10 @@ from .simulate import ControllerFn, controller_output, num_steps
 DEFAULT_THRESHOLD = 1e-3
 #: Default Baumgarte stiffness ``k`` (1/s^2).
 DEFAULT_STIFFNESS = 1e3
+#: Impact models: the kinetic-energy (mass-weighted) QP, or the tutorial's projection ``v - J^+ J v``.
+IMPACT_MODELS = ("mass_weighted", "projection")
+#: Contact constraints: Baumgarte-stabilized with the drift, or the tutorial's ``J a >= -d``.
+CONTACT_CONSTRAINTS = ("baumgarte", "distance")
 
 
 class ContactQPError(RuntimeError):
@@ -99,7 +124,7 @@ class Impact:
     pairs: Tuple[int, ...]
     normal_velocity_before: np.ndarray
     normal_velocity_after: np.ndarray
-    impulses: np.ndarray
+    impulses: np.ndarray  # NaN for the "projection" impact model, which has none
 
 
 @dataclass
@@ -108,11 +133,16 @@ class ContactSimResult:
 
     ``times`` (K+1,), ``states`` (K+1, nx), ``torques`` (K, nv) the
     generalized forces of the controller, ``distances`` (K+1, P) every pair's
-    signed distance, ``active`` (K, P) the active set of step ``k``,
-    ``forces`` (K, P) normal contact forces (N, zero for inactive pairs),
-    ``impacts`` the :class:`Impact` events. ``status`` is ``"ok"``,
-    ``"qp_infeasible"`` or ``"diverged"`` (arrays cut at the failing step,
-    ``message`` says why). ``pair_names`` (P,) names each column.
+    signed distance, ``witness_a``/``witness_b`` (K+1, P, 3) its witness
+    points and ``normals`` (K+1, P, 3) its unit normal from a to b (world
+    frame, m; :class:`trajopt.sim.CapsuleDistance`), ``active`` (K, P) the
+    active set of step ``k``, ``forces`` (K, P) normal contact forces (N,
+    zero for inactive pairs), ``impacts`` the :class:`Impact` events.
+    ``status`` is ``"ok"``, ``"qp_infeasible"`` or ``"diverged"`` (arrays cut
+    at the failing step, ``message`` says why). ``pair_names`` (P,) names
+    each column; ``model`` and ``collisions`` are the model and the
+    :class:`CapsuleCollisions` simulated (what :mod:`trajopt.viewer` and
+    :mod:`trajopt.plotting.contact` draw).
     """
 
     times: np.ndarray
@@ -125,6 +155,11 @@ class ContactSimResult:
     pair_names: List[Tuple[str, str]] = field(default_factory=list)
     status: str = "ok"
     message: str = ""
+    witness_a: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
+    witness_b: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
+    normals: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
+    collisions: Optional[CapsuleCollisions] = None
+    model: Optional[MultibodyModel] = None
 
     @property
     def success(self) -> bool:
@@ -142,7 +177,10 @@ class ContactSimulator:
     ``collisions``: the model's :class:`CapsuleCollisions` (explicit pairs);
     ``threshold`` (m): activation distance; ``stiffness`` ``k`` (1/s^2) and
     ``damping`` ``kd`` (1/s, default ``2 sqrt(k)``): Baumgarte gains;
-    ``impacts``: apply inelastic impacts when pairs activate.
+    ``impacts``: apply inelastic impacts when pairs activate;
+    ``impact_model``: ``"mass_weighted"`` (default) or the tutorial's
+    ``"projection"``; ``contact_constraint``: ``"baumgarte"`` (default) or the
+    tutorial's ``"distance"`` (module docstring: why the defaults differ).
     """
 
     def __init__(
@@ -153,6 +191,8 @@ class ContactSimulator:
         stiffness: float = DEFAULT_STIFFNESS,
         damping: Optional[float] = None,
         impacts: bool = True,
+        impact_model: str = "mass_weighted",
+        contact_constraint: str = "baumgarte",
     ) -> None:
         if not isinstance(model, MultibodyModel):
             raise ValueError(f"model: expected a MultibodyModel, got {type(model).__name__}")
@@ -161,6 +201,9 @@ class ContactSimulator:
         for name, value in (("threshold", threshold), ("stiffness", stiffness)):
             if not (np.isfinite(value) and value >= 0):
                 raise ValueError(f"{name}: expected a finite value >= 0, got {value!r}")
+        for name, value, known in (("impact_model", impact_model, IMPACT_MODELS), ("contact_constraint", contact_constraint, CONTACT_CONSTRAINTS)):
+            if value not in known:
+                raise ValueError(f"{name}: expected one of {known}, got {value!r}")
         self.model = model
         self.collisions = collisions
         self.numerics = collisions.numerics
@@ -168,31 +211,48 @@ class ContactSimulator:
         self.stiffness = float(stiffness)
         self.damping = 2.0 * np.sqrt(self.stiffness) if damping is None else float(damping)
         self.impacts = bool(impacts)
+        self.impact_model, self.contact_constraint = impact_model, contact_constraint
         self._B = model.B_func()
 
     def contacts(self, q: np.ndarray, v: np.ndarray) -> Tuple[np.ndarray, List[PairContact]]:
         """All signed distances (P,) and the active pairs (``d < threshold``) with Jacobians and drifts."""
+        geoms, active = self._geometry(q, v)
+        return np.array([g.distance for g in geoms]), active
+
+    def _geometry(self, q: np.ndarray, v: np.ndarray) -> Tuple[List[CapsuleDistance], List[PairContact]]:
+        """Every pair's distance geometry, and the active pairs with Jacobians and drifts."""
         coll = self.collisions
         coll.update(q, v)
         geoms = [coll.pair_distance(k) for k in range(coll.num_pairs)]
-        dist = np.array([g.distance for g in geoms])
-        active = [coll.pair_contact(k, g) for k, g in enumerate(geoms) if g.distance < self.threshold]
-        return dist, active
+        return geoms, [coll.pair_contact(k, g) for k, g in enumerate(geoms) if g.distance < self.threshold]
 
     def impact(self, q: np.ndarray, v: np.ndarray, contacts: List[PairContact]) -> Tuple[np.ndarray, np.ndarray]:
-        """Post-impact velocity ``v+`` (nv,) and impulses (len(contacts),) of an inelastic impact."""
+        """Post-impact velocity ``v+`` (nv,) and impulses (len(contacts),) of an inelastic impact.
+
+        ``"mass_weighted"``: the QP of the module docstring. ``"projection"``:
+        the tutorial's ``v+ = v - J^+ J v``, impulses NaN.
+        """
         J = _rows(contacts, self.numerics.nv)
+        if self.impact_model == "projection":
+            return v - np.linalg.pinv(J) @ (J @ v), np.full(len(contacts), np.nan)
         return solve_projection_qp(self.numerics.mass(q), v, J, np.zeros(len(contacts)))
 
     def acceleration(self, q: np.ndarray, v: np.ndarray, tau: np.ndarray, contacts: List[PairContact]) -> Tuple[np.ndarray, np.ndarray]:
-        """Constrained acceleration (nv,) and normal contact forces (len(contacts),) by Gauss's principle."""
+        """Constrained acceleration (nv,) and normal contact forces (len(contacts),) by Gauss's principle.
+
+        The constraint per active pair is ``J a + Jdot v >= -k d - kd J v``
+        (``"baumgarte"``) or the tutorial's ``J a >= -d`` (``"distance"``).
+        """
         a0 = self.numerics.aba(q, v, tau)
         if not contacts:
             return a0, np.zeros(0)
         J = _rows(contacts, self.numerics.nv)
         d = np.array([c.distance for c in contacts])
-        drift = np.array([c.drift for c in contacts])
-        rhs = -self.stiffness * d - self.damping * (J @ v) - drift
+        if self.contact_constraint == "distance":
+            rhs = -d
+        else:
+            drift = np.array([c.drift for c in contacts])
+            rhs = -self.stiffness * d - self.damping * (J @ v) - drift
         return solve_projection_qp(self.numerics.mass(q), a0, J, rhs)
 
     def simulate(self, x0: Any, controller: ControllerFn, dt: float, T: float, t0: float = 0.0) -> ContactSimResult:
@@ -202,6 +262,7 @@ class ContactSimulator:
         q, v = num.split_state(x0, "x0")
         times = t0 + dt * np.arange(K + 1)
         states, dists = np.empty((K + 1, num.nq + num.nv)), np.empty((K + 1, P))
+        witness = np.empty((3, K + 1, P, 3))  # witness_a, witness_b, normals
         torques, forces, active = np.zeros((K, num.nv)), np.zeros((K, P)), np.zeros((K, P), dtype=bool)
         impacts: List[Impact] = []
         previous = np.zeros(P, dtype=bool)
@@ -211,7 +272,8 @@ class ContactSimulator:
             t = times[k]
             u = controller_output(controller(t, states[k]), sizes, t)
             tau = u if u.shape[0] == num.nv else self._B @ u
-            dists[k], contacts = self.contacts(q, v)
+            geoms, contacts = self._geometry(q, v)
+            dists[k], witness[:, k] = _record(geoms)
             idx = [c.pair for c in contacts]
             active[k, idx] = True
             try:
@@ -224,23 +286,31 @@ class ContactSimulator:
                     dists[k], contacts = self.contacts(q, v)  # drifts at the new velocity
                 a, f = self.acceleration(q, v, tau, contacts)
             except ContactQPError as err:
-                return self._result(k, times, states, torques, dists, active, forces, impacts, "qp_infeasible", f"t = {t:.6g} (step {k}), active pairs {idx}: {err}")
+                return self._result(k, times, states, torques, dists, witness, active, forces, impacts, "qp_infeasible", f"t = {t:.6g} (step {k}), active pairs {idx}: {err}")
             torques[k], forces[k, idx] = tau, f
             previous = active[k]
             v = v + dt * a
             q = integrate(num.pin_model, q, v, dt)
             states[k + 1] = np.concatenate([q, v])
             if not np.isfinite(states[k + 1]).all():
-                return self._result(k, times, states, torques, dists, active, forces, impacts, "diverged", f"non-finite state at step {k + 1}")
-        dists[K] = self.collisions.distances(q)
-        return self._result(K, times, states, torques, dists, active, forces, impacts, "ok", "")
+                return self._result(k, times, states, torques, dists, witness, active, forces, impacts, "diverged", f"non-finite state at step {k + 1}")
+        dists[K], witness[:, K] = _record(self._geometry(q, v)[0])
+        return self._result(K, times, states, torques, dists, witness, active, forces, impacts, "ok", "")
 
-    def _result(self, n: int, times: np.ndarray, states: np.ndarray, torques: np.ndarray, dists: np.ndarray, active: np.ndarray, forces: np.ndarray, impacts: List[Impact], status: str, message: str) -> ContactSimResult:
+    def _result(self, n: int, times: np.ndarray, states: np.ndarray, torques: np.ndarray, dists: np.ndarray, witness: np.ndarray, active: np.ndarray, forces: np.ndarray, impacts: List[Impact], status: str, message: str) -> ContactSimResult:
         """Result cut to ``n`` completed steps (states and distances up to ``n``)."""
         names = [self.collisions.pair_names(k) for k in range(self.collisions.num_pairs)]
+        wa, wb, normals = witness[:, : n + 1]
         return ContactSimResult(
-            times[: n + 1], states[: n + 1], torques[:n], dists[: n + 1], active[:n], forces[:n], impacts, names, status, message
-        )
+            times[: n + 1], states[: n + 1], torques[:n], dists[: n + 1], active[:n], forces[:n], impacts, names, status, message,
+            witness_a=wa, witness_b=wb, normals=normals, collisions=self.collisions, model=self.model,
+        )  # fmt: skip
+
+
+def _record(geoms: List[CapsuleDistance]) -> Tuple[np.ndarray, np.ndarray]:
+    """Distances (P,) and stacked ``[witness_a, witness_b, normal]`` (3, P, 3) of every pair."""
+    parts = np.array([[g.witness_a, g.witness_b, g.normal] for g in geoms]).reshape(len(geoms), 3, 3)
+    return np.array([g.distance for g in geoms]), parts.transpose(1, 0, 2)
 
 
 def _rows(contacts: List[PairContact], nv: int) -> np.ndarray:

@@ -38,7 +38,9 @@ Warm starts
   primal and multiplier vectors match the built NLP (the point ``primal`` as
   it is, ``lam_x`` for the variable bounds, ``lam_g`` for the rows), else its
   trajectory re-sampled at the new knots as a primal guess only;
-- ``initial_guess=w``, a decision vector in the NLP's layout (primal only);
+- ``initial_guess=w``, a decision vector in the NLP's layout, primal only, or
+  primal-dual with ``multipliers=(lam_x, lam_g)`` (a shifted guess of a
+  receding horizon, :mod:`trajopt.mpc`);
 - neither: the problem's initial guess (:meth:`trajopt.Problem.initial_guess`).
 
 What each backend takes of a primal-dual start:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -216,21 +216,44 @@ class NlpSolver(ABC):
             return {"x0": primal, "lam_x0": warm_start.lam_x, "lam_g0": warm_start.lam_g}
         return {"x0": nlp.pack(X, U, tf=warm_start.tf if self.problem.free_time else None)}
 
-    def _start(self, warm_start: Optional[Solution], initial_guess: Optional[np.ndarray]) -> Dict[str, np.ndarray]:
+    def _start(self, warm_start: Optional[Solution], initial_guess: Optional[np.ndarray], multipliers: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Dict[str, np.ndarray]:
         """The starting point (module docstring); validates the arguments."""
         nlp = self.nlp
         if warm_start is not None and not isinstance(warm_start, Solution):
             raise ValueError(f"warm_start: expected a Solution, got {type(warm_start).__name__}")
+        if multipliers is not None and initial_guess is None:
+            raise ValueError("multipliers: given without initial_guess; they warm-start the point initial_guess")
         if warm_start is not None:
             return self._warm_point(warm_start)
         if initial_guess is not None:
             w0 = np.asarray(initial_guess, dtype=float)
             if w0.shape != (nlp.n_w,) or not np.isfinite(w0).all():
                 raise ValueError(f"initial_guess: expected a finite vector of shape ({nlp.n_w},), got {w0.shape}")
-            return {"x0": w0}
+            if multipliers is None:
+                return {"x0": w0}
+            lam_x, lam_g = (np.asarray(m, dtype=float) for m in multipliers)
+            if lam_x.shape != (nlp.n_w,) or lam_g.shape != (nlp.n_g,) or not (np.isfinite(lam_x).all() and np.isfinite(lam_g).all()):
+                raise ValueError(f"multipliers: expected finite (lam_x, lam_g) of shapes ({nlp.n_w},), ({nlp.n_g},), got {lam_x.shape}, {lam_g.shape}")
+            return {"x0": w0, "lam_x0": lam_x, "lam_g0": lam_g}
         if nlp.chart:
             nlp.recentre(self.problem.initial_guess()[0])
         return {"x0": nlp.initial_guess()}
+
+    def linearization(self, w: np.ndarray) -> Tuple[ca.DM, ca.DM]:
+        """The constraint Jacobian ``dg/dw`` (n_g x n_w, the NLP's row order) and the upper triangle
+        of the objective's Hessian ``d^2 f / dw^2`` (n_w x n_w; the Gauss-Newton ``J_r^T J_r`` of the
+        least-squares costs when the solver was built with ``hessian="gauss-newton"``), both sparse
+        CasADi matrices, at the decision vector ``w`` with the problem's current data (stage-wise
+        derivatives only). Their sparsity patterns are the same at every call."""
+        if self._nlp_function is None:
+            raise ValueError("linearization: needs the stage-wise derivatives (derivatives='stagewise')")
+        w = np.asarray(w, dtype=float)
+        if w.shape != (self.nlp.n_w,):
+            raise ValueError(f"w: expected shape ({self.nlp.n_w},), got {w.shape}")
+        p = self.nlp.parameters()
+        jac = self._stagewise_options["jac_g"](w, p)[1]
+        hess = self._stagewise_options["hess_lag"](w, p, 1.0, np.zeros(self.nlp.n_g))
+        return jac, hess
 
     # ------------------------------------------------------------ solving
     def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
@@ -266,15 +289,18 @@ class NlpSolver(ABC):
                     raise
                 out = failed("Interrupted")
         out["solve_time"] = time.perf_counter() - start
+        out["data"] = {"p": p, "bounds": (lbx, ubx, lbg, ubg)}  # what the run read of the problem, for its Solution
         if interrupt.interrupted:
             out.update(status="Interrupted", success=False)
         out["interrupted"] = interrupt.interrupted
         return out
 
-    def solve(self, warm_start: Optional[Solution] = None, initial_guess: Optional[np.ndarray] = None) -> Solution:
-        """Solve from the problem's initial guess, a decision vector ``initial_guess``, or a ``warm_start`` solution."""
+    def solve(self, warm_start: Optional[Solution] = None, initial_guess: Optional[np.ndarray] = None, multipliers: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Solution:
+        """Solve from the problem's initial guess, a decision vector ``initial_guess`` (with its
+        ``multipliers`` ``(lam_x, lam_g)`` for a primal-dual start, :mod:`trajopt.solvers`), or a
+        ``warm_start`` solution."""
         nlp = self.nlp
-        run = self._run(self._start(warm_start, initial_guess))
+        run = self._run(self._start(warm_start, initial_guess, multipliers))
         totals = {key: run[key] for key in ("iterations", "eval_time", "solve_time")}
         for _ in range(MAX_RECENTRES):
             if run["interrupted"] or not (nlp.chart and run["success"] and nlp.chart_extent(run["w"]) > CHART_RECENTRE_ANGLE):
@@ -291,10 +317,10 @@ class NlpSolver(ABC):
 
     def _solution(self, run: Dict[str, Any], totals: Dict[str, float]) -> Solution:
         """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point)."""
-        nlp, w = self.nlp, run["w"]
-        p = nlp.parameters()
-        g = np.asarray(nlp.g_function()(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
-        max_violation, knot_violation = nlp.violation(w, g)
+        nlp, w, p = self.nlp, run["w"], run["data"]["p"]
+        g_of = nlp.g_function() if self._nlp_function is None else (lambda w, p: self._nlp_function(w, p)[1])  # the stage-wise one may be compiled
+        g = np.asarray(g_of(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
+        max_violation, knot_violation = nlp.violation(w, g, run["data"]["bounds"])
         traj = nlp.unpack(nlp.normalized(w))
         return Solution(
             times=self.problem.times(traj.tf),

@@ -5,7 +5,9 @@ understands (``set_object``, ``set_transform``, ``set_property``,
 ``set_animation``: dictionaries that :func:`encode` packs with msgpack), the
 same bytes whether they go to a live meshcat server or into a static page:
 
-- every body is one ``Mesh`` under ``/meshcat/robot/<name>``: a three.js
+- every body is one ``Mesh`` under ``/meshcat/robot/<name>`` (a body that is
+  not always visible, e.g. a collision witness point, also gets a ``.scale``
+  track, 1e-6 where it is hidden): a three.js
   ``BufferGeometry`` (float32 positions, uint16 indices when there are fewer
   than 65,536 vertices, else uint32; msgpack-lite's typed-array extension
   types) and a Phong material, sent ONCE;
@@ -21,6 +23,7 @@ same bytes whether they go to a live meshcat server or into a static page:
 - the base path is a ``Line``, the footholds one mesh of discs, the ground a
   thin box with grid lines on it (meshcat's own grid, at z = 0, is hidden);
 - the camera looks at the middle of the motion from the front left, above
+  (or along the scene's own ``camera_direction``)
   (meshcat's orbit controls turn about the viewer's origin, so the scene is
   shifted to put the middle of the motion there; the world axes move with it);
   a motion longer than ``FOLLOW_RATIO`` robot sizes (the quadrotor's 5 m) is
@@ -137,16 +140,6 @@ def _clip(path: str, tracks: list) -> dict:
     return {"path": path, "clip": {"fps": 1, "name": "default", "tracks": tracks}}
 
 
-def _z_onto(vectors: np.ndarray) -> np.ndarray:
-    """Rotation matrices (..., 3, 3) taking +z onto the directions of ``vectors`` (..., 3) (identity for zero vectors)."""
-    n = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    d = np.where(n > 0, vectors / np.where(n > 0, n, 1.0), np.array([0.0, 0.0, 1.0]))
-    helper = np.where(np.abs(d[..., :1]) < 0.9, np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
-    x = np.cross(helper, d)
-    x /= np.linalg.norm(x, axis=-1, keepdims=True)
-    return np.stack([x, np.cross(d, x), d], axis=-1)
-
-
 def _arrow_commands(scene: Scene) -> tuple[list, list]:
     """``set_object`` commands and animation clips of the scene's arrows (module docstring)."""
     arrows, t = scene.arrows, scene.times
@@ -158,7 +151,7 @@ def _arrow_commands(scene: Scene) -> tuple[list, list]:
     head = shapes.cone(head_radius, head_length, (1, 1, 1, 1))
     objects, clips = [], []
     length = np.linalg.norm(arrows.vectors, axis=-1)
-    rotations = xyzw(_z_onto(arrows.vectors))
+    rotations = xyzw(shapes.z_onto(arrows.vectors))
     head_scale = np.clip(length / head_length, 0.0, 1.0)
     shaft_length = np.maximum(length - head_length * head_scale, 0.0)
     for i, name in enumerate(arrows.names):
@@ -190,7 +183,8 @@ def _camera_commands(scene: Scene) -> tuple[list, list]:
     follow = float(np.linalg.norm(hi - lo)) > FOLLOW_RATIO * scene.size
     extent = (4.0 * scene.size) if follow else float(np.linalg.norm(hi - lo)) + 2.0 * scene.size
     distance = 0.5 * extent / math.tan(math.radians(CAMERA_FOV_DEG) / 2)
-    offset = distance * CAMERA_DIRECTION / np.linalg.norm(CAMERA_DIRECTION)
+    direction = CAMERA_DIRECTION if scene.camera_direction is None else np.asarray(scene.camera_direction, dtype=float)
+    offset = distance * direction / np.linalg.norm(direction)
     # meshcat's orbit controls turn about the viewer's origin: the scene (and the world axes) are shifted
     # by -target so that the middle of the motion sits there
     shift = np.eye(4)
@@ -219,7 +213,10 @@ def scene_commands(scene: Scene) -> list[dict]:
         path = f"{ROOT}/{body.name}"
         commands.append({"type": "set_object", "path": path, "object": mesh_object(body.mesh)})
         rotations = xyzw(body.poses[:, :3, :3])
-        clips.append(_clip(f"{path}/<object>", [_track(".position", "vector3", t, body.poses[:, :3, 3]), _track(".quaternion", "quaternion", t, rotations)]))
+        tracks = [_track(".position", "vector3", t, body.poses[:, :3, 3]), _track(".quaternion", "quaternion", t, rotations)]
+        if body.visible is not None:  # hidden = shrunk to nothing, as a zero force's arrow
+            tracks.append(_track(".scale", "vector3", t, np.repeat(np.where(body.visible, 1.0, 1e-6)[:, None], 3, axis=1)))
+        clips.append(_clip(f"{path}/<object>", tracks))
     if scene.arrows is not None:
         objects, arrow_clips = _arrow_commands(scene)
         commands += objects

@@ -13,7 +13,12 @@ knot and ``samples_per_interval - 1`` times inside each interval (at least
   arms and four rotor discs at the model's ``arm_length``, any other rigid
   body as the box of uniform density with its mass and principal inertias
   (edges ``a^2 = 6 (J_yy + J_zz - J_xx) / m`` and cyclic; at least 5 % of
-  the longest, for a flat body), with body axes;
+  the longest, for a flat body), with body axes; a point-mass chain
+  (pendulum, double pendulum, acrobot, cartpole, double cartpole:
+  :class:`models.PointMassChain`) as rods along its chain
+  (:meth:`models.PointMassChain.chain_points`), a ball per point mass
+  (radius as the cube root of its mass), a cart as a box on its rail along
+  y, the fixed pivot of a pendulum as a small ball;
 - ``arrows``: for a legged problem the contact forces (WORLD frame) at the
   contact points, ``force_scale`` metres per newton (default: the robot's
   weight is 1.5 times as long as the initial base height), coloured by the friction
@@ -22,12 +27,12 @@ knot and ``samples_per_interval - 1`` times inside each interval (at least
   green at 0, yellow at 0.5, red at 1 and beyond (:func:`friction_color`).
   For a quadrotor, the rotor thrusts ``kf u_i`` along body +z at the rotors,
   coloured by ``u_i / u_max`` when the model bounds ``u``;
-- ``paths``: the base path (floating base or rigid body), or the kinematics
-  bodies' paths (fixed base);
+- ``paths``: the base path (floating base or rigid body), the kinematics
+  bodies' paths (fixed base), or the path of a chain's last mass;
 - ``markers``: the footholds (each stance foot's position at its first stance
   knot, from the solution);
 - ``ground``: a plane at the footholds' height (legged), below the motion
-  (rigid bodies), none for a fixed base.
+  (rigid bodies), none for a fixed base or a point-mass chain.
 
 Times are seconds from 0; positions world frame [m]; poses 4x4 homogeneous
 transforms (body to world).
@@ -39,8 +44,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from lie import quat_to_rot
 from models.multibody_model import MultibodyModel
+from models.planar_chain import PointMassChain
 from models.quadrotor import Quadrotor
 from models.rigid_body import RigidBody
 
@@ -61,17 +66,23 @@ THRUST_COLOR = (0.85, 0.15, 0.15, 1.0)
 WEIGHT_ARROW = 1.5
 #: Thickness of the box drawn for a flat rigid body, as a fraction of its longest edge.
 MIN_THICKNESS = 0.05
+#: Point-mass chains: rod radius and ball radius (the heaviest mass) per longest link, and colours.
+POINT_MASS_ROD, POINT_MASS_BALL = 0.025, 0.09
+MASS_COLOR = (0.20, 0.35, 0.75, 1.0)
+CART_COLOR = (0.35, 0.35, 0.40, 1.0)
+RAIL_COLOR = (0.25, 0.25, 0.25, 1.0)
 #: Green -> yellow -> red, at friction ratios 0, 0.5, 1.
 FRICTION_COLORS = np.array([[0.10, 0.75, 0.20], [0.95, 0.80, 0.05], [0.90, 0.10, 0.10]])
 
 
 @dataclass(eq=False)
 class Body:
-    """A mesh and its world pose (K, 4, 4) at each sample time."""
+    """A mesh and its world pose (K, 4, 4) at each sample time; ``visible`` (K,) hides it at the samples where it is False."""
 
     name: str
     mesh: TriangleMesh
     poses: np.ndarray
+    visible: Optional[np.ndarray] = None
 
 
 @dataclass(eq=False)
@@ -99,6 +110,7 @@ class Scene:
     markers: list[tuple[str, np.ndarray, float, tuple]] = field(default_factory=list)
     ground: Optional[tuple[np.ndarray, float, float]] = None  # (centre xy, edge length, height z)
     size: float = 1.0  # a length that frames the robot [m]
+    camera_direction: Optional[np.ndarray] = None  # from the motion toward the camera (world); None: front left, above
 
     @property
     def duration(self) -> float:
@@ -141,13 +153,14 @@ def friction_color(rho: np.ndarray) -> np.ndarray:
     return np.where(r <= 0.5, low, high)
 
 
-def _multibody_bodies(model: MultibodyModel, X: np.ndarray, max_faces: Optional[int]) -> list[Body]:
+def multibody_bodies(model: MultibodyModel, X: np.ndarray, max_faces: Optional[int]) -> list[Body]:
+    """The visuals of a multibody model (:func:`~.visuals.robot_visuals`) posed at the states ``X`` (K, nx)."""
     visuals = robot_visuals(model, max_faces)
     poses = visual_poses(model.pin_model, visuals, X[:, : model.nq])
     return [Body(v.name, v.mesh, poses[:, i]) for i, v in enumerate(visuals)]
 
 
-def _mesh_radius(bodies: Sequence[Body]) -> float:
+def mesh_radius(bodies: Sequence[Body]) -> float:
     """Radius of the robot at the first sample: largest distance of a vertex from the bodies' centroid."""
     points = np.concatenate([b.mesh.vertices @ b.poses[0, :3, :3].T + b.poses[0, :3, 3] for b in bodies])
     return float(np.linalg.norm(points - points.mean(axis=0), axis=1).max())
@@ -167,7 +180,7 @@ def _footholds(problem: LeggedProblem, solution: Solution) -> np.ndarray:
 
 def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: np.ndarray, U: np.ndarray, force_scale: Optional[float], max_faces: Optional[int]) -> Scene:
     robot = problem.robot
-    bodies = _multibody_bodies(robot, X, max_faces)
+    bodies = multibody_bodies(robot, X, max_faces)
     feet = _feet(robot, X)
     forces = problem.contact_forces(X, U, knots=problem.knot_index(t))
     stance = sample_held(solution.times, problem.schedule.stance, t)
@@ -177,7 +190,7 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     rho = friction_ratio(forces, robot.mu, problem.friction)
     holds = _footholds(problem, solution)
     ground_z = float(holds[:, 2].min()) if holds.size else 0.0
-    radius = _mesh_radius(bodies)
+    radius = mesh_radius(bodies)
     scene = Scene(t, bodies, size=radius)
     scene.arrows = Arrows(list(problem.schedule.foot_names), feet, force_scale * forces, friction_color(rho), 0.04 * radius, f"contact forces ({force_scale * 100:.3g} cm/N; color: friction ratio, {problem.friction}, mu = {robot.mu:g})")
     scene.paths.append(("base_path", X[:, :3], PATH_COLOR))
@@ -223,16 +236,15 @@ def inertia_box(mass: float, inertia: np.ndarray) -> np.ndarray:
 
 
 def _rigid_body_scene(model: RigidBody, t: np.ndarray, X: np.ndarray, U: np.ndarray) -> Scene:
-    parts = [model.parse_state(x, renormalize=True) for x in X]
+    parts = [model.parse_state(x, renorm=True) for x in X]
     positions = np.array([p[0] for p in parts], dtype=float)
-    quats = np.array([p[1] for p in parts], dtype=float)
-    rotations = np.array([np.asarray(quat_to_rot(q), dtype=float) for q in quats])
+    rotations = np.array([np.asarray(p[1].as_matrix(), dtype=float) for p in parts])
     poses = np.tile(np.eye(4), (len(t), 1, 1))
     poses[:, :3, :3], poses[:, :3, 3] = rotations, positions
     if isinstance(model, Quadrotor):
         mesh, size = quadrotor_mesh(model), 1.4 * model.arm_length
     else:
-        edges = inertia_box(model.mass, model.inertia)
+        edges = inertia_box(model.mass(X[0], U[0]), model.inertia(X[0], U[0]))
         mesh, size = shapes.box(edges, BODY_COLOR), 0.5 * float(np.linalg.norm(edges))
     bodies = [Body("body", mesh, poses)]
     axes_length = 1.3 * size
@@ -246,7 +258,7 @@ def _rigid_body_scene(model: RigidBody, t: np.ndarray, X: np.ndarray, U: np.ndar
         rotors = model_rotor_positions(model)
         tails = positions[:, None, :] + np.einsum("kij,nj->kni", rotations, rotors)
         thrust = model.kf * U[:, :4]
-        scale = 2.0 * model.arm_length / max(model.mass * model.gravity / 4, 1e-9)
+        scale = 2.0 * model.arm_length / max(float(model.mass(X[0], U[0])) * model.gravity / 4, 1e-9)
         vectors = scale * thrust[..., None] * rotations[:, None, :, 2]
         if np.isfinite(model.u_max) and model.u_max > 0:
             colors = friction_color(U[:, :4] / model.u_max)
@@ -259,13 +271,47 @@ def _rigid_body_scene(model: RigidBody, t: np.ndarray, X: np.ndarray, U: np.ndar
     return scene
 
 
+def _point_mass_scene(model: PointMassChain, t: np.ndarray, X: np.ndarray) -> Scene:
+    """Pendulums and cartpoles: rods along the chain, a ball per point mass (a box for a cart on its rail), the pivot."""
+    chains = np.array([model.chain_points(x[: model.nv]) for x in X])  # (K, n, 3)
+    lengths = np.linalg.norm(np.diff(chains[0], axis=0), axis=1)
+    size = float(lengths.max())
+    masses = np.asarray(model.masses, dtype=float)
+    bodies = []
+    for i, length in enumerate(lengths):
+        start, end = chains[:, i], chains[:, i + 1]
+        poses = np.tile(np.eye(4), (len(t), 1, 1))
+        poses[:, :3, :3] = shapes.z_onto(end - start)
+        poses[:, :3, 3] = 0.5 * (start + end)
+        bodies.append(Body(f"link_{i + 1}", shapes.capsule(POINT_MASS_ROD * size, float(length), BODY_COLOR), poses))
+    first_mass = 0 if model.has_cart else 1
+    for k, mass in enumerate(masses):
+        poses = np.tile(np.eye(4), (len(t), 1, 1))
+        poses[:, :3, 3] = chains[:, first_mass + k]
+        if model.has_cart and k == 0:
+            mesh = shapes.box((0.25 * size, 0.4 * size, 0.2 * size), CART_COLOR)
+        else:
+            mesh = shapes.sphere(POINT_MASS_BALL * size * (mass / masses.max()) ** (1 / 3), MASS_COLOR)
+        bodies.append(Body(f"mass_{k + 1}", mesh, poses))
+    if model.has_cart:
+        y = chains[:, 0, 1]
+        rail = np.tile(np.eye(4), (len(t), 1, 1))
+        rail[:, :3, 3] = (0.0, 0.5 * (y.min() + y.max()), -0.12 * size)
+        bodies.append(Body("rail", shapes.box((0.05 * size, float(np.ptp(y)) + size, 0.04 * size), RAIL_COLOR), rail))
+    else:
+        bodies.append(Body("pivot", shapes.sphere(1.5 * POINT_MASS_ROD * size, RAIL_COLOR), np.tile(np.eye(4), (len(t), 1, 1))))
+    scene = Scene(t, bodies, size=size)
+    scene.paths.append(("tip_path", chains[:, -1], PATH_COLOR))
+    return scene
+
+
 def check_viewable(problem: Any) -> None:
     """Raise ``ValueError`` unless :func:`solution_scene` can draw ``problem``'s model."""
     model = problem.model
-    if not isinstance(problem, LeggedProblem) and not isinstance(model, (MultibodyModel, RigidBody)):
+    if not isinstance(problem, LeggedProblem) and not isinstance(model, (MultibodyModel, RigidBody, PointMassChain)):
         raise ValueError(
             f"no 3D view for model {type(model).__name__}: the viewer draws multibody models (models.MultibodyModel, "
-            "legged problems) and rigid bodies (models.RigidBody)"
+            "legged problems), rigid bodies (models.RigidBody) and the point-mass chains (pendulums, cartpoles: models.PointMassChain)"
         )
 
 
@@ -291,10 +337,12 @@ def solution_scene(
         scene = _legged_scene(solution, problem, t, X, U, force_scale, max_faces)
     elif isinstance(problem.model, RigidBody):
         scene = _rigid_body_scene(problem.model, t, X, U)
+    elif isinstance(problem.model, PointMassChain):
+        scene = _point_mass_scene(problem.model, t, X)
     else:
         model = problem.model
-        bodies = _multibody_bodies(model, X, max_faces)
-        scene = Scene(t, bodies, size=_mesh_radius(bodies))
+        bodies = multibody_bodies(model, X, max_faces)
+        scene = Scene(t, bodies, size=mesh_radius(bodies))
         if model.pin_model.nq > model.pin_model.nv:  # floating base
             scene.paths.append(("base_path", X[:, :3], PATH_COLOR))
             scene.ground = _ground_around(scene, float(scene.bounds()[0][2]) - scene.size)

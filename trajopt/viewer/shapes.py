@@ -105,6 +105,16 @@ def cone(radius: float, length: float, color: Sequence[float], sections: int = 2
     return _from_trimesh(require_viz("trimesh")["trimesh"].creation.cone(radius=radius, height=length, sections=sections), color)
 
 
+def z_onto(vectors: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) taking +z onto the directions of ``vectors`` (..., 3) (identity for zero vectors)."""
+    n = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    d = np.where(n > 0, vectors / np.where(n > 0, n, 1.0), np.array([0.0, 0.0, 1.0]))
+    helper = np.where(np.abs(d[..., :1]) < 0.9, np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    x = np.cross(helper, d)
+    x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    return np.stack([x, np.cross(d, x), d], axis=-1)
+
+
 def merge(meshes: Sequence[TriangleMesh]) -> TriangleMesh:
     """One mesh of several: one colour if they share it, else colours per vertex."""
     if not meshes:

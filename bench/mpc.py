@@ -1,0 +1,169 @@
+"""Model-predictive control in a plant it does not model: tick times, push recovery, mismatch, tracking.
+
+Every run is a closed loop of :mod:`trajopt.mpc` in real-time emulation (the
+plan reaches the plant after its measured solve time, ``--delay measured``;
+``--delay tick`` for a load-independent run), 50 Hz controller, 1 kHz plant,
+the Go1 in MuJoCo with its default contacts (the URDF's 2 cm feet, joint
+damping and dry friction) unless said otherwise. Sections (``--sections``):
+
+- ``ticks``: ``go1-trot`` in place for ``--duration`` s in each mode (``rti``:
+  one Gauss-Newton SQP step with HPIPM per tick; ``converged``: IPOPT
+  warm-started to convergence), compute time per tick p50 / p99 / max,
+  deadline misses, failed ticks, the worst violation of the applied plans;
+  against crocoddyl's FDDP with one iteration per tick on the same Go1 and a
+  20-knot horizon, warm-started by shifting (``bench/crocoddyl_mpc.py`` in the
+  benchmark-only environment of ``bench/crocoddyl_env.sh``), measured in the
+  same run: the ratio of the medians;
+- ``long``: ``go1-stand`` and ``go1-trot`` for 20 s: fall or not, base drift;
+- ``push``: ``go1-trot``, ``--trials`` pushes per impulse level (3, 6, 9,
+  12 N s over 0.1 s) and direction (sagittal: +x, lateral: +y), each at a
+  random time (a random gait phase) between 2 and 2 + one period s, the run
+  ending 2 s after the push: the success rate (no fall);
+- ``mismatch``: ``go1-trot`` 20 s with a 2 kg payload, friction 0.5 (the
+  controller assumes 0.7), a 5 ms actuator latency, each alone and all together;
+- ``track``: ``quadrotor-track`` (figure-eight, 2 m across, 4 s period) for
+  8 s with gusts of 2 N for 0.5 s at 2 s (+y) and 5 s (+x), in our simulator:
+  the position RMS against the reference.
+
+    python bench/mpc.py [--sections ticks,push] [--trials 20] [--duration 10] [--delay measured]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import problems  # noqa: E402
+from trajopt.mpc.disturbances import Gust, Push  # noqa: E402
+from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.report import LoopStatistics, loop_statistics  # noqa: E402
+from trajopt.mpc.tasks import mpc_task  # noqa: E402
+
+SECTIONS = ("ticks", "long", "push", "mismatch", "track")
+IMPULSES = (3.0, 6.0, 9.0, 12.0)
+DIRECTIONS = {"sagittal": 0.0, "lateral": 90.0}
+
+
+_CONTROLLERS: Dict[tuple, tuple] = {}
+
+
+def controller(name: str, mode: str) -> tuple:
+    """The task and controller of ``name`` in ``mode``, built once per run of this script (a closed loop resets it)."""
+    if (name, mode) not in _CONTROLLERS:
+        task = mpc_task(problems.get(name))
+        _CONTROLLERS[name, mode] = task, task.controller(mode=mode)
+    return _CONTROLLERS[name, mode]
+
+
+def run(name: str, duration: float, delay: Any, mode: str = "rti", disturbances: tuple = (), latency: float = 0.0, **plant: Any) -> LoopStatistics:
+    """One closed loop of the registered problem ``name``; its statistics."""
+    task, mpc = controller(name, mode)
+    result = run_closed_loop(mpc, task.plant(**plant), duration, 50.0, delay=delay, disturbances=disturbances, latency=latency)
+    return loop_statistics(result, task.problem.model, task.reference)
+
+
+def crocoddyl_ticks(knots: int, ticks: int) -> Optional[Dict[str, Any]]:
+    """The peer's per-tick times (``bench/crocoddyl_mpc.py``), or None with a message when its environment fails."""
+    from models import Go1
+
+    try:
+        made = subprocess.run(["bash", str(ROOT / "bench" / "crocoddyl_env.sh")], capture_output=True, text=True, check=True)
+    except subprocess.CalledProcessError as err:
+        print(f"crocoddyl peer unavailable (its environment could not be made: {err.stderr.strip().splitlines()[-1:]})")
+        return None
+    python = made.stdout.strip().splitlines()[-1]
+    robot = Go1(mu=0.7)
+    q0 = robot.init_state()[: robot.nq]
+    cmd = [python, str(ROOT / "bench" / "crocoddyl_mpc.py"), "--urdf", robot.urdf_path, "--knots", str(knots), "--ticks", str(ticks), "--q0", *map(str, q0)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"crocoddyl peer failed: {out.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ticks_section(args: argparse.Namespace) -> None:
+    print(f"\n## ticks: go1-trot in place, {args.duration} s, delay {args.delay}")
+    print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s}  outcome")
+    rows = {}
+    for mode in ("rti", "converged"):
+        s = run("go1-trot", args.duration, args.delay, mode=mode)
+        rows[mode] = s
+        print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e}  {'fell' if s.fell else 'ok'}")
+    peer = crocoddyl_ticks(20, 300)
+    if peer is not None:
+        print(f"{'crocoddyl FDDP, 1 it.':22s} {1e3 * peer['p50']:7.1f} {1e3 * peer['p99']:7.1f} {1e3 * peer['max']:7.1f}  ({peer['knots']} knots, {peer['ticks']} ticks in its own model)")
+        for mode, s in rows.items():
+            print(f"ratio {mode} / crocoddyl (p50): {s.p50 / peer['p50']:.2f}")
+
+
+def long_section(args: argparse.Namespace) -> None:
+    print(f"\n## long: 20 s in MuJoCo, delay {args.delay}")
+    for name in ("go1-stand", "go1-trot"):
+        s = run(name, 20.0, args.delay)
+        print(f"{name:12s} {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; drift {100 * s.drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, failed {s.failed}")
+
+
+def push_section(args: argparse.Namespace) -> None:
+    print(f"\n## push: go1-trot, {args.trials} trials per level and direction, random phase, delay {args.delay}")
+    rng = np.random.default_rng(args.seed)
+    period = mpc_task(problems.get("go1-trot")).legged.period
+    print(f"{'N s':>5s} " + " ".join(f"{d:>10s}" for d in DIRECTIONS))
+    for impulse in IMPULSES:
+        rates = []
+        for angle in DIRECTIONS.values():
+            ok = 0
+            for _ in range(args.trials):
+                start = 2.0 + rng.uniform(0.0, period)
+                s = run("go1-trot", start + 2.0, args.delay, disturbances=(Push(impulse, angle, start),))
+                ok += not s.fell
+            rates.append(ok / args.trials)
+        print(f"{impulse:5.1f} " + " ".join(f"{100 * r:9.0f}%" for r in rates), flush=True)
+
+
+def mismatch_section(args: argparse.Namespace) -> None:
+    print(f"\n## mismatch: go1-trot 20 s, delay {args.delay}")
+    cases = {
+        "+2 kg payload": ({"payload": 2.0}, 0.0),
+        "friction 0.5": ({"mu": 0.5}, 0.0),
+        "5 ms latency": ({}, 0.005),
+        "all three": ({"payload": 2.0, "mu": 0.5}, 0.005),
+    }
+    for label, (plant, latency) in cases.items():
+        s = run("go1-trot", 20.0, args.delay, latency=latency, **plant)
+        print(f"{label:14s} {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; drift {100 * s.drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, failed {s.failed}", flush=True)
+
+
+def track_section(args: argparse.Namespace) -> None:
+    print(f"\n## track: quadrotor-track 8 s, gusts 2 N x 0.5 s, delay {args.delay}")
+    gusts = (Gust([0.0, 2.0, 0.0], 2.0, 0.5), Gust([2.0, 0.0, 0.0], 5.0, 0.5))
+    s = run("quadrotor-track", 8.0, args.delay, disturbances=gusts, sim="own")
+    print(f"position RMS {100 * s.tracking_rms:.2f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms; misses {s.deadline_misses}; failed {s.failed}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sections", default=",".join(SECTIONS))
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--delay", default="measured")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
+    start = time.perf_counter()
+    for section in args.sections.split(","):
+        {"ticks": ticks_section, "long": long_section, "push": push_section, "mismatch": mismatch_section, "track": track_section}[section](args)
+    print(f"\n({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Closed loops judged in the plant: the Go1 in MuJoCo with MuJoCo's own contacts, and ``trajopt mpc``.
+
+CI runs short loops on CasADi's virtual machine with a one-tick delay (a
+result independent of the machine's load); the slow set runs the 20 s
+acceptance loops compiled, in real-time emulation.
+"""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import problems
+from trajopt.mpc.disturbances import Push
+from trajopt.mpc.loop import run_closed_loop
+from trajopt.mpc.report import loop_statistics
+from trajopt.mpc.tasks import mpc_task
+
+pytest.importorskip("mujoco")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def closed_loop(name, duration, compile=False, delay="tick", disturbances=(), **plant):
+    task = mpc_task(problems.get(name))
+    mpc = task.controller(mode="rti", compile=compile)
+    result = run_closed_loop(mpc, task.plant(**plant), duration, 50.0, delay=delay, disturbances=disturbances)
+    return task, result, loop_statistics(result, task.problem.model, task.reference)
+
+
+def test_go1_trots_in_place_in_mujocos_default_contacts():
+    task, result, stats = closed_loop("go1-trot", 1.2)
+    assert not stats.fell and stats.failed == 0, stats
+    assert stats.drift < 0.03 and stats.worst_violation < 1e-6
+    feet = np.array([np.asarray(task.legged.robot.kinematics(x)).reshape(4, 3)[:, 2] for x in result.states])
+    assert feet.max() > 0.03  # the feet really lift (a trot, not a stand)
+    forces = np.array([r.first_violation for r in result.log])
+    assert np.all(forces[np.isfinite(forces)] < 1e-6)
+
+
+def test_go1_stand_recovers_from_a_push_in_our_kkt_plant():
+    task, result, stats = closed_loop("go1-stand", 1.5, disturbances=(Push(3.0, 90.0, 0.3),), sim="own")
+    assert not stats.fell and stats.failed == 0, stats
+    y = result.states[:, 1]
+    assert np.abs(y).max() > 0.005 and abs(y[-1]) < np.abs(y).max()  # pushed sideways, coming back
+
+
+def run_cli(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "trajopt.cli", "mpc", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
+def test_cli_tracks_the_figure_eight_and_writes_its_log_plot_and_html(tmp_path):
+    log, plot, html = tmp_path / "track.csv", tmp_path / "track.png", tmp_path / "track.html"
+    out = run_cli("quadrotor-track", "--duration", "2", "--delay", "tick", "--push", "0.5,90,1", "--log", str(log), "--plot", str(plot), "--html", str(html))
+    assert out.returncode == 0, out.stderr
+    assert "no fall" in out.stdout and "t =   1.0 s" in out.stdout and "position RMS" in out.stdout
+    rows = list(csv.DictReader(log.open()))
+    assert len(rows) == 100  # the first plan at t = 0, then a tick every 20 ms before t = 2 s and {"t", "solve_time", "iterations", "success", "base_x", "base_y", "base_z", "base_vx", "base_vy", "fallen"} <= set(rows[0])
+    assert all(r["success"] == "true" for r in rows) and all(r["fallen"] == "false" for r in rows)
+    assert plot.stat().st_size > 10_000 and "push" in html.read_text()[:2_000_000]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("go1-trot", "--duration", "-1"), "--duration: expected a positive number"),
+        (("go1-trot", "--rate", "0"), "--rate: expected a positive number"),
+        (("go1-trot", "--push", "6;90;2"), "--push: expected IMPULSE,ANGLE_DEG,T"),
+        (("no-such-problem",), "unknown problem 'no-such-problem'"),
+        (("go1-trot", "--delay", "soon"), "--delay: expected measured, tick or seconds"),
+        (("cartpole", "--vx", "1"), "a velocity command steers a legged robot"),
+        (("go1-jump",), "the receding horizon runs stand, trot, pace and bound"),
+    ],
+)
+def test_cli_refuses_bad_input_in_one_line(args, message):
+    out = run_cli(*args, timeout=120)
+    assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_cli_never_overwrites_a_log(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text("keep me")
+    out = run_cli("go1-stand", "--log", str(log), timeout=120)
+    assert out.returncode == 2 and "exists" in out.stderr and log.read_text() == "keep me"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["go1-stand", "go1-trot"])
+def test_twenty_seconds_without_a_fall_in_real_time(name):
+    """Acceptance: 20 s in MuJoCo's default contacts, compiled, plans delayed by their measured solve time."""
+    task, result, stats = closed_loop(name, 20.0, compile=True, delay="measured")
+    assert not stats.fell, stats
+    assert stats.drift <= 0.1 and stats.worst_violation <= 1e-6
+
+
+@pytest.mark.slow
+def test_trot_exits_with_status_3_when_it_falls():
+    out = run_cli("go1-trot", "--duration", "3", "--delay", "tick", "--push", "40,90,1", timeout=900)
+    assert out.returncode == 3 and "fell at" in out.stdout

@@ -1,0 +1,159 @@
+"""The receding-horizon pieces against independent references (:mod:`trajopt.mpc`).
+
+- the stage blocks read out of the NLP's Jacobian and Hessian equal the RK4
+  step's tangent Jacobians (:meth:`trajopt.DiscreteDynamics.jacobian`) and the
+  cost weights times the knot step;
+- the Riccati recursion converges to scipy's discrete algebraic Riccati
+  equation on a time-invariant system;
+- shifting moves knots and multipliers by whole stages;
+- closed loops in our own simulator: a quadrotor holds hover under a gust
+  and tracks a moving reference; a failing tick keeps the previous plan and,
+  after ``max_failures``, restarts cold.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import problems
+from lie import axis_angle_to_quat
+from models.quadrotor import Quadrotor
+from trajopt import DiscreteDynamics, Problem, QuadraticCost, QuadraticTerminalCost
+from trajopt.mpc import MPC
+from trajopt.mpc.disturbances import Gust, Push, parse_push
+from trajopt.mpc.feedback import RiccatiGains
+from trajopt.mpc.loop import run_closed_loop
+from trajopt.mpc.plant import ModelPlant
+from trajopt.mpc.shift import StageShift, shifted_trajectory
+from trajopt.solvers import SqpSolver
+from trajopt.solvers.stage_layout import stage_layout
+
+
+def hover(model, position):
+    return model.build_state(position, axis_angle_to_quat(np.zeros(3)), np.zeros(3), np.zeros(3))
+
+
+def written_out_riccati(A, B, Q, R):
+    """The recursion of trajopt.mpc.feedback written out with numpy (no cross terms)."""
+    P, gains = Q[-1], [None] * len(A)
+    for k in range(len(A) - 1, -1, -1):
+        K = np.linalg.solve(R[k] + B[k].T @ P @ B[k], B[k].T @ P @ A[k])
+        gains[k] = K
+        P = Q[k] + A[k].T @ P @ A[k] - (B[k].T @ P @ A[k]).T @ K
+    return np.array(gains)
+
+
+def cartpole_linearization(X, U, N, tf=2.5):
+    problem = problems.get("cartpole", N=N, tf=tf)
+    solver = SqpSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton")
+    jac, hess = solver.linearization(solver.nlp.pack(X, U))
+    return problem, solver, jac, hess
+
+
+def test_riccati_gains_read_the_rk4_step_jacobians_and_the_weights():
+    """Against the RK4 step's own tangent Jacobians (DiscreteDynamics) and the cost weights times the knot step."""
+    N = 11
+    rng = np.random.default_rng(0)
+    X, U = rng.standard_normal((N, 4)), rng.standard_normal((N, 1))
+    problem, solver, jac, hess = cartpole_linearization(X, U, N)
+    gains = RiccatiGains(solver.nlp, stage_layout(solver.nlp), jac.sparsity(), hess.sparsity())(jac, hess)
+    step, h, cost = DiscreteDynamics(problem.model, "rk4"), problem.tf / (N - 1), problem.costs[0]
+    AB = [step.jacobian(X[k], U[k], k * h, h) for k in range(N - 1)]
+    Q = [h * cost.Q] * (N - 1) + [np.zeros((4, 4))]  # no running cost on the last knot of knot-cost shooting
+    expected = written_out_riccati([a for a, _ in AB], [b for _, b in AB], Q, [h * cost.R] * (N - 1))
+    assert np.allclose(gains, expected, rtol=1e-7, atol=1e-9)
+
+
+def test_riccati_gains_converge_to_the_algebraic_riccati_solution():
+    """A long horizon at one point: the first gain is the infinite-horizon LQR gain (scipy's DARE)."""
+    N = 401
+    x_up = np.array([0.0, np.pi, 0.0, 0.0])
+    problem, solver, jac, hess = cartpole_linearization(np.tile(x_up, (N, 1)), np.zeros((N, 1)), N, tf=40.0)  # 40 s: far past the slowest closed-loop mode
+    gains = RiccatiGains(solver.nlp, stage_layout(solver.nlp), jac.sparsity(), hess.sparsity())(jac, hess)
+    h, cost = problem.tf / (N - 1), problem.costs[0]
+    A, B = DiscreteDynamics(problem.model, "rk4").jacobian(x_up, [0.0], 0.0, h)
+    P = scipy.linalg.solve_discrete_are(A, B, h * cost.Q, h * cost.R)
+    K = np.linalg.solve(h * cost.R + B.T @ P @ B, B.T @ P @ A)
+    assert np.allclose(gains[0], K, rtol=1e-6, atol=1e-8)
+
+
+def test_shifted_multipliers_move_whole_stages():
+    stage = np.array([0, 0, 1, 1, 1, 2, 2, 3, 3, -1])
+    values = np.arange(10, dtype=float)
+    out = StageShift(stage, 4)(values, 1)
+    # stages 0 and 1 differ in size from their successors (zeros), stage 2 takes stage 3's entries,
+    # stage 3 has no successor (zeros), the entry of no stage keeps its value
+    assert out.tolist() == [0, 0, 0, 0, 0, 7, 8, 0, 0, 9]
+
+
+def quadrotor_mpc(N=11, tf=0.5, **kwargs):
+    model = Quadrotor(u_max=4.0)
+    target = hover(model, [0.0, 0.0, 1.0])
+    problem = Problem(model, N=N, tf=tf, x0=target)
+    Q = np.r_[np.full(3, 100.0), np.full(3, 0.1), np.full(3, 1.0), np.full(3, 0.1)]
+    problem.add_cost(QuadraticCost(model, Q, np.full(4, 0.1), x_ref=target, u_ref=model.hover_control()))
+    problem.add_cost(QuadraticTerminalCost(model, 10 * Q, target))
+    return model, target, problem, MPC(problem, **kwargs)
+
+
+def test_shifted_trajectory_continues_with_the_transcriptions_step():
+    model, target, problem, mpc = quadrotor_mpc()
+    plan = mpc.reset(0.0, hover(model, [0.3, 0.0, 1.0]))
+    h = plan.step
+    X, U = shifted_trajectory(plan, 2 * h, problem.dynamics_params, True)
+    assert np.allclose(X[: problem.N - 2], plan.states[2:]) and np.allclose(U[: problem.N - 2], plan.controls[2:])
+    assert np.allclose(X[-1], plan.advance(X[-2], U[-2], problem.dynamics_params[-2]))
+    x_half, u_half = plan.reference(0.5 * h)
+    X, _ = shifted_trajectory(plan, 0.5 * h, problem.dynamics_params, True)
+    assert np.allclose(X[0], x_half)
+
+
+@pytest.mark.parametrize("mode", ["rti", "converged"])
+def test_quadrotor_holds_hover_through_a_gust(mode):
+    model, target, problem, mpc = quadrotor_mpc(mode=mode)
+    plant = ModelPlant(model, target, dt=0.002)
+    result = run_closed_loop(mpc, plant, 2.0, 50.0, delay="tick", disturbances=[Gust([1.0, 0.0, 0.0], 0.5, 0.3)])
+    assert not result.fell and all(r.success for r in result.log)
+    error = np.linalg.norm(result.states[:, :3] - target[:3], axis=1)
+    assert 0.01 < error.max() < 0.1  # the gust moves it, the loop brings it back
+    assert error[-1] < 5e-3
+    assert max(r.first_violation for r in result.log) < 1e-6
+
+
+def test_a_failing_tick_keeps_the_previous_plan_and_restarts_cold():
+    model, target, problem, mpc = quadrotor_mpc(max_failures=2)
+    bad = {"on": False}
+
+    def update(problem, t, x):
+        problem.costs[0].x_ref = np.full(13, np.nan) if bad["on"] else target  # NaN data: the solve cannot succeed
+
+    mpc.update = update
+    plan = mpc.reset(0.0, target)
+    bad["on"] = True
+    assert mpc.step(0.05, target) is None and mpc.step(0.1, target) is None
+    bad["on"] = False
+    fresh = mpc.step(0.15, target)
+    assert fresh is not None and mpc.plan is fresh and plan is not fresh
+    log = mpc.log
+    assert [r.success for r in log] == [True, False, False, True]
+    assert [r.failures for r in log] == [0, 1, 2, 0] and log[3].cold
+
+
+def test_bad_input_is_refused():
+    model, target, problem, mpc = quadrotor_mpc()
+    with pytest.raises(ValueError, match="mode"):
+        MPC(problem, mode="fast")
+    with pytest.raises(ValueError, match="budget"):
+        MPC(problem, budget=-1.0)
+    with pytest.raises(RuntimeError, match="reset"):
+        mpc.step(0.0, target)
+    plant = ModelPlant(model, target)
+    for kwargs, match in (({"duration": -1.0, "rate": 50.0}, "duration"), ({"duration": 1.0, "rate": 0.0}, "rate"), ({"duration": 1.0, "rate": 50.0, "delay": "late"}, "delay")):
+        with pytest.raises(ValueError, match=match):
+            run_closed_loop(mpc, plant, **kwargs)
+    with pytest.raises(ValueError, match="IMPULSE,ANGLE_DEG,T"):
+        parse_push("6;90;2")
+    with pytest.raises(ValueError, match="impulse"):
+        Push(-1.0, 0.0, 1.0)
+    assert np.allclose(parse_push("6,90,2").force(2.05), [0.0, 60.0, 0.0], atol=1e-12)

@@ -1,0 +1,204 @@
+"""``trajopt mpc NAME``: run a registered problem in a receding horizon, closed around a simulated plant.
+
+NAME is any problem of ``trajopt solve`` (:func:`trajopt.mpc.tasks.mpc_task`
+says what each kind becomes): ``go1-stand``, ``go1-trot`` (trotting in place
+unless a velocity is commanded), ``trot --robot solo12``, ``quadrotor-track``,
+``cartpole``, ... The legged robots run in MuJoCo with its default contacts
+(``--contact matched``: the stiff contacts of ``trajopt verify``) or in our
+KKT plant (``--sim own``). The controller ticks at ``--rate`` Hz; its plan
+reaches the plant after the measured solve time (``--delay measured``, the
+default: the plant does not wait), one tick late (``--delay tick``) or a
+fixed delay in seconds. Disturbances the controller does not know:
+``--push IMPULSE,ANGLE_DEG,T`` (N s over 0.1 s on the base, angle 0 = +x,
+90 = +y; repeatable), ``--payload`` (kg on the trunk), ``--mu`` (the
+ground's friction), ``--latency`` (s, torque commands), ``--noise`` (the
+state estimate's standard deviation per tangent direction).
+
+One line per simulated second while it runs, a summary at the end, and the
+files asked for: ``--log`` (``.csv`` or ``.parquet``: one row per tick,
+:mod:`trajopt.mpc.log`), ``--plot`` (:func:`trajopt.plotting.mpc.plot_closed_loop`),
+``--html`` (the plant's motion in the 3D viewer, pushes as arrows). Exit
+status 0 when the run ends without a fall, 3 when the robot fell, 2 for a
+usage error (reported before anything runs).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from typing import Any
+
+from ..mpc import MODES
+from ..mpc.commands import Command, read_commands
+from ..mpc.disturbances import parse_push
+from ..mpc.gaits import GaitSchedule
+from ..mpc.log import LOG_EXTENSIONS, base_motion, write_log
+from ..mpc.loop import run_closed_loop
+from ..mpc.report import loop_statistics, summary
+from ..mpc.tasks import SIMULATORS, mpc_task
+from ..plotting.output import FIGURE_EXTENSIONS
+from .arguments import UsageError, add_robot_options, build_problem, check_output_path, parse_parameters
+
+#: Exit status of a run in which the robot fell.
+FELL = 3
+
+EXAMPLES = """\
+examples:
+  trajopt mpc go1-stand --duration 10 --push 6,90,3
+  trajopt mpc go1-trot --duration 20 --log trot.csv --plot trot.png --html trot.html
+  trajopt mpc go1-trot --payload 2 --mu 0.5 --latency 0.005
+  trajopt mpc trot --robot solo12 --duration 5 --sim own
+  trajopt mpc quadrotor-track --duration 8 --plot track.png
+"""
+
+
+def add_mpc_parser(sub: Any) -> None:
+    """The ``mpc`` subcommand's arguments."""
+    run = sub.add_parser(
+        "mpc",
+        help="run a problem in a receding horizon, closed around a simulated plant",
+        description="Model-predictive control of a registered problem in a plant it does not model exactly (MuJoCo, or our simulator).",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("name", metavar="NAME", help="problem name, as for `trajopt solve` (see `trajopt list`)")
+    group = run.add_argument_group("problem")
+    group.add_argument("--N", metavar="N", help="number of knots (problems that are their own horizon)")
+    group.add_argument("--tf", metavar="TF", help="final time [s] (problems that are their own horizon)")
+    group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable")
+    add_robot_options(group)
+    group = run.add_argument_group("controller")
+    group.add_argument("--mode", choices=MODES, default="rti", help="rti: one SQP step per tick (default); converged: a warm-started solve")
+    group.add_argument("--solver", choices=("ipopt", "fatrop"), help="backend of --mode converged (default: the problem's)")
+    group.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="controller rate (default 50)")
+    group.add_argument("--horizon", type=float, metavar="S", help="horizon length [s] (legged: 0.4 s scaled to the legs; tracking: 1 s)")
+    group.add_argument("--budget", type=float, metavar="S", help="wall time a tick may take; later ticks count as failed")
+    group.add_argument("--vx", type=float, default=0.0, metavar="V", help="commanded forward velocity [m/s], heading frame (legged)")
+    group.add_argument("--vy", type=float, default=0.0, metavar="V", help="commanded lateral velocity [m/s], heading frame (legged)")
+    group.add_argument("--yaw-rate", type=float, default=0.0, metavar="W", help="commanded yaw rate [rad/s] (legged)")
+    group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
+    group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
+    group = run.add_argument_group("plant")
+    group.add_argument("--duration", type=float, default=5.0, metavar="S", help="simulated time [s] (default 5)")
+    group.add_argument("--sim", choices=SIMULATORS, help="mujoco (legged default) or own (our simulator)")
+    group.add_argument("--contact", choices=("realistic", "matched"), default="realistic", help="MuJoCo's contacts: its defaults with the URDF's feet (default) or ours")
+    group.add_argument("--delay", default="measured", metavar="D", help="when a plan reaches the plant: measured (solve time, default), tick, or seconds")
+    group.add_argument("--push", action="append", default=[], metavar="I,DEG,T", help="push of I N s along DEG degrees at T s, over 0.1 s; repeatable")
+    group.add_argument("--payload", type=float, default=0.0, metavar="KG", help="mass added to the trunk, unknown to the controller")
+    group.add_argument("--mu", type=float, metavar="MU", help="the ground's friction coefficient (default: the robot's)")
+    group.add_argument("--latency", type=float, default=0.0, metavar="S", help="delay of the torque commands [s]")
+    group.add_argument("--noise", type=float, default=0.0, metavar="STD", help="state-estimate noise, standard deviation per tangent direction")
+    group.add_argument("--seed", type=int, default=0, help="random seed of the noise")
+    group = run.add_argument_group("output")
+    group.add_argument("--log", metavar="FILE", help=f"per-tick log ({', '.join(LOG_EXTENSIONS)})")
+    group.add_argument("--plot", metavar="FILE", help=f"the run's figure ({', '.join(FIGURE_EXTENSIONS)})")
+    group.add_argument("--html", metavar="FILE", help="the plant's motion in the 3D viewer (.html; the viz extra)")
+    group.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    group.add_argument("--quiet", "-q", action="store_true", help="no per-second progress lines")
+
+
+def _checked(args: argparse.Namespace) -> Any:
+    """The delay as run_closed_loop takes it; a usage error for every bad number, before anything is built."""
+    for option, value, ok in (
+        ("--duration", args.duration, args.duration > 0), ("--rate", args.rate, args.rate > 0), ("--payload", args.payload, args.payload >= 0),
+        ("--latency", args.latency, args.latency >= 0), ("--noise", args.noise, args.noise >= 0),
+        ("--mu", args.mu, args.mu is None or args.mu > 0), ("--horizon", args.horizon, args.horizon is None or args.horizon > 0),
+        ("--budget", args.budget, args.budget is None or args.budget > 0),
+    ):  # fmt: skip
+        if value is not None and (not math.isfinite(value) or not ok):
+            raise UsageError(f"{option}: expected a positive number{' or 0' if option in ('--payload', '--latency', '--noise') else ''}, got {value}")
+    if args.delay in ("measured", "tick"):
+        return args.delay
+    try:
+        delay = float(args.delay)
+    except ValueError:
+        raise UsageError(f"--delay: expected measured, tick or seconds >= 0, got {args.delay!r}") from None
+    if not (math.isfinite(delay) and delay >= 0):
+        raise UsageError(f"--delay: expected measured, tick or seconds >= 0, got {args.delay!r}")
+    return delay
+
+
+def _commands(args: argparse.Namespace) -> tuple:
+    """The command profile and gait schedule the options give (a usage error for a bad file or schedule)."""
+    velocity = Command(args.vx, args.vy, args.yaw_rate)
+    gaits = None
+    if args.command_file is not None:
+        if any(velocity.as_array()):
+            raise UsageError("--command: give either a command file or --vx/--vy/--yaw-rate, not both")
+        try:
+            commands, gaits = read_commands(args.command_file)
+        except (OSError, ValueError) as err:
+            raise UsageError(f"--command: {err}") from None
+    else:
+        commands = velocity
+    if args.gait_schedule is not None:
+        if gaits is not None:
+            raise UsageError("--gait-schedule: the command file has a gait column already")
+        try:
+            gaits = GaitSchedule.parse(args.gait_schedule)
+        except ValueError as err:
+            raise UsageError(f"--gait-schedule: {err}") from None
+    return commands, gaits
+
+
+def mpc_command(args: argparse.Namespace) -> int:
+    """Build the task, check every input, run the loop, print and write; the exit code (module docstring)."""
+    delay = _checked(args)
+    try:
+        pushes = [parse_push(p) for p in args.push]
+    except ValueError as err:
+        raise UsageError(f"--push: {err}") from None
+    for option, path, extensions in (("--log", args.log, LOG_EXTENSIONS), ("--plot", args.plot, FIGURE_EXTENSIONS), ("--html", args.html, (".html", ".htm"))):
+        if path is not None:
+            check_output_path(option, path, args.overwrite, extensions)
+    if args.html:
+        from ..viewer.extra import MissingExtraError, check_viz
+
+        try:
+            check_viz()
+        except MissingExtraError as err:
+            raise UsageError(f"--html: {err}") from None
+    commands, gaits = _commands(args)
+    problem = build_problem(args.name, parse_parameters(args.name, args))
+    try:
+        with warnings.catch_warnings(record=True) as clamped:
+            warnings.simplefilter("always")
+            task = mpc_task(problem, args.horizon, commands, gaits)
+        for warning in clamped:
+            print(f"warning: {warning.message}", file=sys.stderr)
+        plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
+        plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
+        mpc = task.controller(mode=args.mode, solver=args.solver, budget=args.budget)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    model = task.problem.model
+    print(f"{task.name}: {args.mode} at {args.rate:g} Hz, horizon {task.problem.tf:.3g} s ({task.problem.N} knots), plant {type(plant).__name__}, delay {delay}", flush=True)
+
+    def progress(t: float, log: list) -> None:
+        if args.quiet:
+            return
+        recent = [r for r in log[1:] if r.t > t - 1.0]
+        p, v = base_motion(model, log[-1].state)
+        compute = sorted(r.compute_time for r in recent) or [float("nan")]
+        print(
+            f"t = {t:5.1f} s  base ({p[0]:+.3f}, {p[1]:+.3f}, {p[2]:.3f}) m  v ({v[0]:+.2f}, {v[1]:+.2f}) m/s  "
+            f"tick p50 {1e3 * compute[len(compute) // 2]:.1f} ms  failed {sum(not r.success for r in recent)}",
+            flush=True,
+        )
+
+    result = run_closed_loop(mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed, progress=progress)
+    print(summary(loop_statistics(result, model, task.reference), args.rate))
+    if args.log:
+        print(f"wrote {write_log(result, model, args.log, overwrite=args.overwrite)}")
+    if args.plot:
+        from ..plotting.mpc import plot_closed_loop
+
+        plot_closed_loop(result, task, args.plot, overwrite=args.overwrite)
+        print(f"wrote {args.plot}")
+    if args.html:
+        from ..viewer import export_html
+
+        print(f"wrote {export_html((result, model), args.html, overwrite=args.overwrite, title=f'{task.name} in {type(plant).__name__}')}")
+    sys.stdout.flush()
+    return FELL if result.fell else 0

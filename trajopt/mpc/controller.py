@@ -1,0 +1,352 @@
+"""Model-predictive control of any :class:`~trajopt.Problem`: re-solve a receding horizon at every tick.
+
+:class:`MPC` is built once from a problem template, whose ``N`` knots and
+``tf`` are the horizon (knot step ``h = tf / (N - 1)``), and a mode:
+
+- ``"rti"``, a real-time iteration: one full Gauss-Newton SQP step per tick
+  (:class:`trajopt.solvers.rti.RtiSolver`: its QP solved by HPIPM's Riccati
+  interior point), multiple shooting (tangent-chart knots for states with
+  rotations); a tick fails when the QP does or the step is not finite. The
+  feedback gains come from the same linearization as the step;
+- ``"converged"``: a solve to convergence (IPOPT on any transcription, or
+  fatrop), warm-started, optionally capped (``max_iter``).
+
+At each tick (:meth:`MPC.step`) with the measured state ``x`` at time ``t``:
+the problem's ``x0`` becomes ``x`` and ``update(problem, t, x)`` may change any
+numeric datum (references, gait schedule, commanded velocity: whatever the
+built NLP reads at a solve, :mod:`trajopt.solvers`); the previous solution,
+moved to ``t`` (:mod:`trajopt.mpc.shift`: primal, and the multipliers the
+backend takes), starts the solve; the result becomes a :class:`Plan`, the
+trajectory in absolute time with Riccati gains from the solve's
+linearization (:mod:`trajopt.mpc.feedback`) to apply between ticks.
+
+Failure policy: a tick whose solve fails (a status that is not a success,
+non-finite numbers, an exception inside CasADi) or is late (its wall time
+over ``budget``) never raises: :meth:`MPC.step` returns no plan (the caller
+keeps applying the previous one, whose law is defined in absolute time),
+counts the failure, and after ``max_failures`` failures in a row starts the
+next tick cold, from the measured state held over the horizon with the
+model's equilibrium controls (warm starts from failed solves can deadlock).
+Every tick is logged (:attr:`MPC.log`, :class:`TickRecord`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+import numpy as np
+
+from ..problem import Problem
+from ..solvers import backend_choice, solver_class
+from ..solvers.rti import RtiSolver
+from ..solvers.stage_layout import stage_layout
+from ..transcription import get_transcription
+from .feedback import RiccatiGains
+from .plan import Plan
+from .shift import StageShift, shifted_trajectory
+
+MODES = ("rti", "converged")
+#: Iterations of the real-time-iteration solver that :meth:`MPC.reset` runs at most to converge the first plan.
+RESET_ITERATIONS = 50
+#: ``reset`` stops iterating once a step moves no knot state or control by more than this.
+RESET_STEP_TOL = 1e-7
+
+#: ``update(problem, t, x)``: set the problem's data for a tick at time ``t`` from the measured state ``x``.
+Update = Callable[[Problem, float, np.ndarray], None]
+
+
+@dataclass
+class TickRecord:
+    """One tick: ``t`` (s, the measurement time), ``compute_time`` (s, wall: data update, warm start,
+    solve and gains), ``solve_time`` (s, wall, the backend alone), ``iterations``, ``status``,
+    ``success``, ``late`` (over the budget), ``cold`` (started from the held state),
+    ``failures`` (in a row, this tick included), ``objective``, ``violation`` (the solve's
+    largest constraint violation, dynamics gaps included: one real-time iteration leaves them
+    at second order), ``first_violation`` (:func:`applied_violation`: what the plant gets),
+    the measured ``state``, the plan's first ``control`` (NaN when the tick failed) and the
+    dynamics ``params`` of its first knot."""
+
+    t: float
+    compute_time: float
+    solve_time: float
+    iterations: int
+    status: str
+    success: bool
+    late: bool
+    cold: bool
+    failures: int
+    objective: float
+    violation: float
+    first_violation: float
+    state: np.ndarray
+    control: np.ndarray
+    params: np.ndarray
+
+
+class MPC:
+    """A receding-horizon controller of ``problem`` (module docstring).
+
+    Parameters
+    ----------
+    problem:
+        The template: horizon (``N``, ``tf``), costs, constraints, bounds; its
+        ``x0`` is replaced by the measured state at every tick.
+    mode:
+        ``"rti"`` or ``"converged"``.
+    solver, transcription, hessian, chart, compile, options, threads:
+        As :func:`trajopt.solve` takes them; the mode's defaults fill what is
+        not given (``"rti"``: its own backend, compiled, RK4 multiple shooting with costs at the knots unless the problem's
+        transcription is explicit, Gauss-Newton, charts for rotations).
+    budget:
+        Wall time (s) a tick's solve may take; a later one counts as failed.
+        IPOPT stops itself at the budget, fatrop is killed; one SQP step runs to its end.
+    max_iter:
+        Iteration cap of a converged solve (``"converged"`` only).
+    max_failures:
+        Failures in a row before the next tick starts cold.
+    feedback:
+        Riccati gains in the plans (else the plans are feed-forward only).
+    update:
+        ``update(problem, t, x)``, called before every solve.
+    on_reset:
+        ``on_reset(t, x)``, called by :meth:`reset` before its first ``update`` (a task that keeps
+        state between ticks, such as a legged gait's anchor, starts afresh there).
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        mode: str = "rti",
+        solver: Optional[str] = None,
+        transcription: Optional[str] = None,
+        hessian: Optional[str] = None,
+        chart: Optional[bool] = None,
+        compile: Optional[bool] = None,
+        options: Optional[Dict[str, Any]] = None,
+        threads: Optional[int] = None,
+        budget: Optional[float] = None,
+        max_iter: Optional[int] = None,
+        max_failures: int = 3,
+        feedback: bool = True,
+        update: Optional[Update] = None,
+        on_reset: Optional[Callable[[float, np.ndarray], None]] = None,
+    ) -> None:
+        if not isinstance(problem, Problem):
+            raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
+        if mode not in MODES:
+            raise ValueError(f"mode: expected one of {MODES}, got {mode!r}")
+        if problem.free_time:
+            raise ValueError("problem: a receding horizon needs a fixed tf (its knot step), got a free final time")
+        if problem.x0 is None:
+            raise ValueError("problem: the template needs a fixed x0 (the measured state replaces it at each tick)")
+        if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
+            raise ValueError(f"budget: expected a wall time in s > 0 or None, got {budget!r}")
+        if not (isinstance(max_failures, int) and max_failures >= 1):
+            raise ValueError(f"max_failures: expected an int >= 1, got {max_failures!r}")
+        if max_iter is not None and (mode != "converged" or not (isinstance(max_iter, int) and max_iter >= 1)):
+            raise ValueError(f"max_iter: an iteration cap >= 1 of mode 'converged', got {max_iter!r} with mode {mode!r}")
+        model = problem.model
+        rotations = model.error_dim != model.state_dim
+        if mode == "rti":
+            name = transcription or (problem.default_transcription if get_transcription(problem.default_transcription).explicit else "multiple_shooting_knot_cost")
+            if not get_transcription(name).explicit:
+                raise ValueError(f"transcription: the real-time iteration needs an explicit transcription (multiple shooting), got {name!r}")
+            if solver not in (None, "rti"):
+                raise ValueError(f"solver: the real-time iteration is its own backend (trajopt.solvers.rti), got {solver!r}; use mode='converged'")
+            solver, transcription = "rti", name
+            hessian = hessian or "gauss-newton"
+            chart = rotations if chart is None else chart
+            compile = True if compile is None else compile
+        else:
+            if transcription is None and feedback and not get_transcription(problem.default_transcription).explicit:
+                transcription = "multiple_shooting_knot_cost"
+            if chart is None and feedback:  # the gains read the stage form: gaps on tangent-chart knots
+                chart = rotations
+            choice = backend_choice(problem, solver, compile, hessian, chart)
+            solver, hessian, chart, compile = choice["solver"], choice["hessian"], choice["chart"], choice["compile"]
+            options = {**({"max_iter": max_iter} if max_iter else {}), **(options or {})}
+        self.problem, self.mode, self.update, self.feedback, self.on_reset = problem, mode, update, feedback, on_reset
+        self.budget, self.max_failures = budget, max_failures
+        choice = backend_choice(problem, solver, compile, hessian, chart)
+        backend = RtiSolver if choice["solver"] == "rti" else solver_class(choice["solver"])
+        self.solver = backend(problem, transcription, options=options, compile=choice["compile"], threads=threads, hessian=choice["hessian"], chart=choice["chart"], max_wall_time=budget)
+        self.nlp = self.solver.nlp
+        self._explicit = self.nlp.transcription.explicit
+        if feedback and not self._explicit:
+            raise ValueError(f"transcription: the feedback gains need an explicit transcription (multiple shooting), got {self.nlp.transcription.name!r}; or feedback=False")
+        self._layout = stage_layout(self.nlp) if self._explicit else None
+        self._gain_function: Optional[RiccatiGains] = None
+        self._shift_x, self._shift_g = StageShift(self.nlp.var_stage, problem.N), StageShift(self.nlp.row_stage, problem.N)
+        self._takes_multipliers = choice["solver"] in ("ipopt", "sqp", "rti")
+        lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
+        self._bounds = (lower, upper)
+        self._interpolant = self.nlp.transcription.interpolant(model)
+        self.log: List[TickRecord] = []
+        self.plan: Optional[Plan] = None
+        self._last: Optional[Any] = None  # the last successful Solution
+        self._failures = 0
+        self._reset_step_time = 0.0
+
+    # ------------------------------------------------------------ ticks
+    @property
+    def step_size(self) -> float:
+        """The horizon's knot step ``h`` (s)."""
+        return self.problem.tf / (self.problem.N - 1)
+
+    def reset(self, t: float, x: np.ndarray) -> Plan:
+        """Forget the past (the log too) and converge a first plan from the problem's own initial guess with
+        ``x0 = x`` at time ``t`` (the real-time iteration repeats its step until it stops moving, at
+        most :data:`RESET_ITERATIONS` times). Raises ``RuntimeError`` when it does not succeed."""
+        self._last, self.plan, self._failures, self.log = None, None, 0, []
+        if self.on_reset is not None:
+            self.on_reset(t, np.asarray(x, dtype=float))
+        self._prepare(t, x)
+        start = time.perf_counter()
+        solution = self.solver.solve()
+        iterations = solution.iterations
+        if self.mode == "rti":
+            for _ in range(RESET_ITERATIONS - 1):
+                if not self._ok(solution):
+                    break
+                previous = solution
+                solution = self._solve_from(previous.states, previous.controls, previous.intervals, (previous.lam_x, previous.lam_g))
+                iterations += solution.iterations
+                moved = max(np.abs(solution.states - previous.states).max(), np.abs(solution.controls - previous.controls).max())
+                if moved <= RESET_STEP_TOL:
+                    break
+        if not self._ok(solution):
+            raise RuntimeError(f"MPC.reset: the first plan failed ({solution.status})")
+        self._reset_step_time = float(solution.solve_time)
+        plan = self._accept(t, solution)
+        self._record(t, time.perf_counter() - start, solution, iterations, late=False, cold=True, ok=True)
+        return plan
+
+    def compute_estimate(self) -> float:
+        """The compute time a tick can expect (s): the median of the last ten ticks' (of the first plan's
+        last iteration before any tick)."""
+        recent = [r.compute_time for r in self.log[1:][-10:]] or [self._reset_step_time]
+        return float(np.median(recent))
+
+    def step(self, t: float, x: np.ndarray, delay: float = 0.0) -> Optional[Plan]:
+        """One tick at time ``t`` from the measured state ``x``: the new :class:`Plan`, or ``None``
+        when the solve failed or was late (module docstring). Call :meth:`reset` first.
+
+        ``delay`` (s): when the plan will reach the plant (its solve time, ahead of time: e.g.
+        :meth:`compute_estimate`). The tick then solves from the state the current plan's model
+        predicts for ``t + delay`` (:meth:`Plan.predict`), and the new plan starts there, so that
+        its first control is the one due when it arrives. 0: the plan starts at ``t``.
+        """
+        if self._last is None and self._failures == 0:
+            raise RuntimeError("MPC.step: call reset(t, x) first")
+        if not (np.isfinite(delay) and delay >= 0):
+            raise ValueError(f"delay: expected s >= 0, got {delay!r}")
+        start = time.perf_counter()
+        cold = self._failures >= self.max_failures
+        measured_t = t
+        try:
+            if delay > 0 and self.plan is not None and not cold:
+                predicted = self.plan.predict(t, np.asarray(x, dtype=float), delay)
+                if np.isfinite(predicted).all():  # a plan far from the state can diverge: then solve from the measurement
+                    x, t = predicted, t + delay
+            self._prepare(t, x)
+            if cold or self.plan is None:
+                states = np.repeat(self.problem.x0[None], self.problem.N, axis=0)
+                solution = self._solve_from(states, self.problem.equilibrium_guess(states), None, None)
+            else:
+                states, controls = shifted_trajectory(self.plan, t, self.problem.dynamics_params, self._explicit)
+                states[0] = self.problem.x0  # linearize at the measured state: the applied first knot's constraints hold exactly
+                multipliers = self._shifted_multipliers(t) if self._takes_multipliers else None
+                solution = self._solve_from(states, controls, None, multipliers)
+            ok = self._ok(solution)
+        except (RuntimeError, ValueError) as err:  # inside CasADi, or data the update made invalid
+            solution, ok = _FailedSolve(f"error: {err}"), False
+        late = self.budget is not None and time.perf_counter() - start > self.budget
+        plan = None
+        if ok and not late:
+            plan = self._accept(t, solution)
+            self._failures = 0
+        else:
+            self._failures += 1
+        self._record(measured_t, time.perf_counter() - start, solution, solution.iterations, late, cold, ok and not late)
+        return plan
+
+    # ------------------------------------------------------------ pieces
+    def _prepare(self, t: float, x: np.ndarray) -> None:
+        """``x0 = x`` and the user's data update for time ``t``."""
+        self.problem.x0 = x
+        if self.update is not None:
+            self.update(self.problem, t, self.problem.x0)
+
+    def _solve_from(self, states: np.ndarray, controls: np.ndarray, intervals: Optional[np.ndarray], multipliers: Optional[tuple]) -> Any:
+        """Solve from knot states and controls (charts centred on the states) and optional multipliers."""
+        nlp = self.nlp
+        if nlp.chart:
+            nlp.recentre(states)
+        w0 = nlp.pack(states, controls, intervals)
+        return self.solver.solve(initial_guess=w0, multipliers=multipliers)
+
+    def _ok(self, solution: Any) -> bool:
+        return bool(np.isfinite(solution.primal).all() and np.isfinite(solution.objective) and solution.success)
+
+    def _shifted_multipliers(self, t: float) -> Optional[tuple]:
+        n = int(round((t - self.plan.t0) / self.plan.step))
+        return self._shift_x(self._last.lam_x, n), self._shift_g(self._last.lam_g, n)
+
+    def _accept(self, t: float, solution: Any) -> Plan:
+        """The plan of a successful solve (gains from its linearization), kept as the next warm start."""
+        problem = self.problem
+        gains = self._gains(solution) if self.feedback else np.zeros((problem.N - 1, problem.nu, problem.model.error_dim))
+        self.plan = Plan(
+            problem.model, self.nlp.transcription.name, t + problem.times(), solution.states, solution.controls, solution.intervals,
+            gains, problem.dynamics_params.copy(), *self._bounds, self._interpolant,
+        )  # fmt: skip
+        self._last = solution
+        return self.plan
+
+    def _gains(self, solution: Any) -> np.ndarray:
+        """Riccati gains of the solve's linearization at its solution (:mod:`trajopt.mpc.feedback`)."""
+        nlp = self.nlp
+        if isinstance(self.solver, RtiSolver):  # the step's own linearization, at its start
+            jac, hess = self.solver.last_linearization
+        else:
+            if nlp.chart:
+                nlp.recentre(solution.states)
+            jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
+        if self._gain_function is None:
+            self._gain_function = RiccatiGains(nlp, self._layout, jac.sparsity(), hess.sparsity())
+        return self._gain_function(jac, hess)
+
+    def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
+        first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
+        control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
+        self.log.append(TickRecord(
+            float(t), compute, float(solution.solve_time), int(iterations), str(solution.status), bool(ok), bool(late), bool(cold),
+            self._failures, float(solution.objective), float(solution.max_violation), first,
+            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(),
+        ))  # fmt: skip
+
+
+def applied_violation(problem: Problem, x: np.ndarray, u: np.ndarray) -> float:
+    """The largest violation of the problem's path constraints at its first knot (friction cones, ...)
+    and of its control bounds there, for the state ``x`` and control ``u``: what the plant receives
+    of a plan (the dynamics gaps are not the plant's: it integrates its own dynamics)."""
+    worst = float(np.max(np.maximum(np.maximum(problem.control_lower[0] - u, u - problem.control_upper[0]), 0.0), initial=0.0))
+    for c in problem.resolved_constraints():
+        rows = np.flatnonzero(c.knots == 0)
+        if rows.size:
+            value = np.asarray(c.function(x, u, c.params[rows[0]])).reshape(-1)
+            worst = max(worst, float(np.max(np.maximum(np.maximum(c.lower[rows[0]] - value, value - c.upper[rows[0]]), 0.0), initial=0.0)))
+    return worst
+
+
+@dataclass
+class _FailedSolve:
+    """What :meth:`MPC.step` records of a solve that raised."""
+
+    status: str
+    solve_time: float = 0.0
+    iterations: int = 0
+    objective: float = float("nan")
+    max_violation: float = float("nan")
+    knot_violation: np.ndarray = field(default_factory=lambda: np.zeros(0))

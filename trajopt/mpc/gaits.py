@@ -1,0 +1,111 @@
+"""Which feet stand when: gait schedules in continuous time, for a receding horizon.
+
+A gait (:data:`GAITS`) is a period ``T``, a duty factor ``beta`` and a phase
+offset ``o_i`` per leg (:data:`trajopt.legged.schedule.GAIT_OFFSETS`, by leg
+role): foot ``i`` stands at phase time ``tau`` (from its segment's start) iff
+``frac(tau / T - o_i) < beta``; ``stand`` keeps every foot down. The Go1's
+periods are scaled to a robot's legs (:class:`~trajopt.legged.scaling.GaitScale`).
+
+A :class:`GaitSchedule` is a list of ``(start, gait)`` segments. A
+:class:`GaitTimeline` places them on a robot: a change of gait takes effect at
+the next boundary of the running gait's cycle at or after the requested time
+(the duty factors exceed one half, so at a boundary every foot stands: no
+swing is cut short, and ``stand -> trot -> stand`` starts and ends on four
+feet); the new gait's cycle starts there. It answers the stance of each foot
+at any times and the lift-off and touchdown times of a swing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Sequence, Tuple
+
+import numpy as np
+
+from models.quadruped import LEG_ROLES
+
+from ..legged.scaling import GaitScale
+from ..legged.schedule import GAIT_OFFSETS
+
+#: Gaits by name: the Go1's period (s) and duty factor.
+GAITS = {"stand": (0.5, 1.0), "trot": (0.5, 0.6), "pace": (0.5, 0.6), "bound": (0.5, 0.6)}
+
+
+@dataclass(frozen=True)
+class GaitSegment:
+    """``gait`` from ``start`` (s)."""
+
+    start: float
+    gait: str
+
+
+class GaitSchedule:
+    """Gaits over time: ``(start, gait)`` segments, the first at 0, starts increasing, gaits of :data:`GAITS`."""
+
+    def __init__(self, segments: Sequence[Tuple[float, str]]) -> None:
+        parsed = [GaitSegment(float(s), str(g)) for s, g in segments]
+        if not parsed or parsed[0].start != 0.0 or any(b.start <= a.start for a, b in zip(parsed, parsed[1:])):
+            raise ValueError(f"gait schedule: expected segments starting at 0 s in increasing order, got {[(s.start, s.gait) for s in parsed]}")
+        unknown = [s.gait for s in parsed if s.gait not in GAITS]
+        if unknown:
+            raise ValueError(f"gait schedule: unknown gait {unknown[0]!r}; expected one of {sorted(GAITS)}")
+        self.segments = parsed
+
+    @classmethod
+    def constant(cls, gait: str) -> "GaitSchedule":
+        return cls([(0.0, gait)])
+
+    @classmethod
+    def parse(cls, text: str) -> "GaitSchedule":
+        """From ``"0:stand,2:trot,12:stand"`` (start in s, gait)."""
+        try:
+            pairs = [(float(start), gait.strip()) for start, gait in (item.split(":") for item in text.split(","))]
+        except ValueError:
+            raise ValueError(f"gait schedule: expected START:GAIT,START:GAIT,... (e.g. 0:stand,2:trot), got {text!r}") from None
+        return cls(pairs)
+
+    def gaits(self) -> List[str]:
+        return [s.gait for s in self.segments]
+
+
+class GaitTimeline:
+    """A :class:`GaitSchedule` placed on ``robot`` (module docstring): ``starts`` (s) and per segment its
+    ``period`` (s), duty factor and offsets (4,) in the robot's foot order."""
+
+    def __init__(self, schedule: GaitSchedule, robot: Any) -> None:
+        roles = getattr(robot, "leg_roles", None)
+        if roles is None:
+            raise ValueError(f"robot: {robot.name} has no leg roles (front/hind, left/right) to key a gait by")
+        order = [LEG_ROLES.index(role) for role in roles]
+        scale = GaitScale.of(robot)
+        self.gaits = schedule.gaits()
+        self.period = np.array([scale.duration(GAITS[g][0]) for g in self.gaits])
+        self.duty = np.array([GAITS[g][1] for g in self.gaits])
+        self.offsets = np.array([np.asarray(GAIT_OFFSETS.get(g, (0.0,) * 4), dtype=float)[order] for g in self.gaits])
+        starts = [0.0]
+        for i, segment in enumerate(schedule.segments[1:], start=1):
+            previous, T = starts[-1], self.period[i - 1]
+            cycles = 0.0 if self.duty[i - 1] >= 1.0 else np.ceil((segment.start - previous) / T - 1e-9)
+            starts.append(segment.start if self.duty[i - 1] >= 1.0 else previous + max(cycles, 1.0) * T)
+        self.starts = np.array(starts)
+
+    def segment(self, t: Any) -> np.ndarray:
+        """The segment index at each of the times ``t``."""
+        return np.maximum(np.searchsorted(self.starts, np.asarray(t, dtype=float), side="right") - 1, 0)
+
+    def stance(self, times: Any) -> np.ndarray:
+        """Stance (K, 4) of the feet at ``times`` (K,)."""
+        times = np.atleast_1d(np.asarray(times, dtype=float))
+        seg = self.segment(times)
+        tau = (times - self.starts[seg])[:, None]
+        phase = np.mod(tau / self.period[seg, None] - self.offsets[seg], 1.0)
+        return phase < self.duty[seg, None] - 1e-12
+
+    def swing_times(self, t: Any, foot: int) -> Tuple[np.ndarray, np.ndarray]:
+        """Lift-off and touchdown times (s) of the swing of ``foot`` that contains each time of ``t`` (a
+        time in a swing of a walking segment: the stance masks' swing times)."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        seg = self.segment(t)
+        T, beta, o, s0 = self.period[seg], self.duty[seg], self.offsets[seg, foot], self.starts[seg]
+        lift = s0 + (np.floor((t - s0) / T - o) + o + beta) * T
+        lift = np.where(t >= lift + (1 - beta) * T, lift + T, lift)
+        return lift, lift + (1 - beta) * T

@@ -1,0 +1,327 @@
+"""Receding-horizon gaits for any quadruped: one NLP for every tick, the gait's phase in its data.
+
+:class:`LeggedMPC` builds the horizon problem once and updates its data at
+every tick (:meth:`LeggedMPC.update`, the :class:`~trajopt.mpc.MPC`'s
+``update``). The model is the contact formulation of
+:mod:`trajopt.legged.ocp`: the controls are the joint torques, the stance
+feet are held by the KKT contact dynamics whose stance mask is the model's
+dynamics parameter, integrated by explicit Runge-Kutta multiple shooting with
+the costs at the knots (Gauss-Newton Hessian). Every constraint exists at
+every knot; the gait decides their bounds, so a schedule that moves through
+the horizon changes numbers, never the NLP:
+
+- the friction pyramid ``|f_x|, |f_y| <= mu f_z`` of every foot's KKT force
+  ``f(x_k, u_k, s_k)`` (its rows' lower bound 0 in stance, ``-inf`` in swing,
+  where the force is zero), at the knots that hold a control;
+- touchdown: at the knot ``k >= 2`` where a foot lands (in stance at ``k``,
+  in swing at ``k - 1``) its height is the ground's and its velocity zero
+  (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
+  free elsewhere. The ground's height is the mean height of the feet
+  standing now (a soft ground lets them sink a few millimetres). Knot 1 is
+  left free: it is reached from the measured state in one interval, and a
+  foot there often cannot be steered (a stance foot moves as it was
+  measured to; hard rows at knot 1, and a hard ``z >= 0`` on swing feet, made
+  the QP infeasible when the plant's feet landed early or sank, measured in
+  MuJoCo; touchdown as a cost only let feet land late, with the model
+  holding a foot in the air);
+- the URDF's torque and joint limits (bounds).
+
+The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
+at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a
+gait schedule in continuous time, so a gait may change inside the horizon).
+
+The references come from the commands (:mod:`trajopt.mpc.commands`: a
+velocity ``(v_x, v_y, omega)`` in the heading frame, piecewise constant in
+time) through a generator with memory, advanced at every tick:
+
+- the reference velocity follows the command at bounded accelerations
+  (:data:`ACCELERATION` m/s^2 and rad/s^2, the Go1's, scaled);
+- the reference position ``p_ref`` and heading ``psi_ref`` integrate it, and
+  are pulled towards the measured base when it lags by more than
+  :data:`MAX_LAG` (m, scaled; rad): a robot trotting in place is pulled back
+  to where it started, one that cannot keep up is not dragged;
+- over the horizon, the reference keeps ramping towards each knot's command.
+
+The cost (least squares, :class:`LeggedMPCWeights`) tracks
+
+- the base: position ``p_ref(t_k)`` at the standing height, level attitude
+  with heading ``psi_ref(t_k)``, body velocity ``v_ref``, yaw rate ``omega_ref``;
+- the joints: the standing posture, at rest;
+- the swing feet: the foothold at their touchdown ``t_td``,
+
+      p_td = p_ref(t_td) + R(psi_ref(t_td)) h_i + v_ref T beta / 2 + sqrt(z0 / g) (v - v_ref),
+
+  clipped to within :data:`REACH` of the hip (a fraction of the leg's length,
+  inside the IK's workspace), with ``h_i`` the foot's standing offset from the
+  base, ``T beta / 2`` half the stance time (Raibert's neutral point) and the
+  capture-point correction of the measured base velocity ``v`` (WORLD frame,
+  ``z0`` the standing height), reached along ``(1 - s) p_lo + s p_td + 4 a s
+  (1 - s) e_z`` (``s`` the swing's phase, ``p_lo`` where the foot lifted off,
+  ``a`` the apex height above the ground);
+- the torques, lightly, around zero.
+
+A terminal cost weighs the base and joints ``terminal_factor`` times more.
+Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
+period, apex, standing height, accelerations, lags come from the robot.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence, Tuple
+
+import casadi as ca
+import numpy as np
+
+from lie import quat_to_euler_zyx
+from models.contact_dynamics import ContactDynamics
+
+from ..constraints import Constraint
+from ..costs import LeastSquaresCost, QuadraticCost, QuadraticTerminalCost
+from ..legged.ocp import friction_rows
+from ..legged.scaling import GaitScale
+from .commands import Command, CommandProfile, command_limits
+from .gaits import GaitSchedule, GaitTimeline
+from ..problem import Problem
+
+GRAVITY = 9.81
+#: Reference accelerations of the Go1 (scaled): forward and lateral (m/s^2), yaw (rad/s^2).
+ACCELERATION = (1.0, 1.0, 2.0)
+#: How far the reference may lead the measured base of the Go1 (scaled): position (m), heading (rad).
+MAX_LAG = (0.1, 0.3)
+#: A foothold's largest horizontal distance from its hip, as a fraction of the leg's length.
+REACH = 0.45
+
+
+@dataclass(frozen=True)
+class LeggedMPCWeights:
+    """Least-squares weights (module docstring): base position (x, y, z), orientation, linear and angular
+    velocity, joint position and velocity, swing foot position, torque; ``terminal_factor`` for the last knot."""
+
+    base_position: Sequence[float] = (50.0, 50.0, 200.0)
+    base_orientation: Sequence[float] = (200.0, 200.0, 50.0)
+    base_velocity: Sequence[float] = (10.0, 10.0, 10.0)
+    base_angular_velocity: Sequence[float] = (2.0, 2.0, 2.0)
+    joint_position: float = 2.0
+    joint_velocity: float = 0.02
+    swing_foot: float = 300.0
+    torque: float = 1e-3
+    terminal_factor: float = 5.0
+
+
+class LeggedMPC:
+    """The horizon problem of a quadruped's receding-horizon gait and its per-tick update (module docstring).
+
+    Parameters
+    ----------
+    robot:
+        A :class:`models.LeggedRobot` (``Go1``, ``LeggedRobot.from_robot_data(...)``) with four feet.
+    gaits:
+        A gait name (``"stand"``, ``"trot"``, ``"pace"``, ``"bound"``) or a :class:`GaitSchedule`.
+    commands:
+        A :class:`Command` or a :class:`CommandProfile` (default: stand still), clamped to
+        :func:`~trajopt.mpc.commands.command_limits` with a warning.
+    horizon:
+        Horizon length (s, Go1 value, scaled by the robot's legs); ``dt`` its knot step (s, scaled too).
+    apex:
+        Swing apex (m): the Go1's 8 cm by default, scaled.
+    integrator:
+        The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
+        that ``"euler"`` did not, at 2 of RK3's 3 contact solves per interval).
+    """
+
+    def __init__(
+        self,
+        robot: Any,
+        gaits: Any = "trot",
+        commands: Any = None,
+        horizon: float = 0.4,
+        dt: float = 0.02,
+        apex: Optional[float] = None,
+        weights: Optional[LeggedMPCWeights] = None,
+        integrator: str = "rk2",
+    ) -> None:
+        if robot.nc != 4:
+            raise ValueError(f"robot: expected a quadruped with 4 feet, got {robot.nc} kinematics bodies")
+        scale = GaitScale.of(robot)
+        self.robot, self.scale = robot, scale
+        self.schedule = GaitSchedule.constant(gaits) if isinstance(gaits, str) else gaits
+        if not isinstance(self.schedule, GaitSchedule):
+            raise ValueError(f"gaits: expected a gait name or a GaitSchedule, got {type(gaits).__name__}")
+        self.timeline = GaitTimeline(self.schedule, robot)
+        self.limits = command_limits(robot)
+        profile = CommandProfile.constant(commands or Command()) if not isinstance(commands, CommandProfile) else commands
+        self.commands = profile.clamped(self.limits)
+        self.weights = weights or LeggedMPCWeights()
+        self.apex = scale.distance(0.08) if apex is None else float(apex)
+        self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
+        self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
+        self.reach = REACH * robot.leg_length
+        self.dt = scale.duration(dt)
+        N = int(round(scale.duration(horizon) / self.dt)) + 1
+        if N < 3:
+            raise ValueError(f"horizon: {horizon} s is under two knot steps of {dt} s")
+        self.model = ContactDynamics(robot, "contact")
+        self.x_stand = robot.init_state()
+        self.height = float(self.x_stand[2])
+        self.hips = self._hip_offsets()
+        name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"
+        self.problem = Problem(self.model, N=N, tf=(N - 1) * self.dt, x0=self.x_stand, name=f"{robot.name}-{name}-mpc")
+        self.problem.default_transcription = f"multiple_shooting_{integrator}_knot_cost"
+        self._build()
+        self.start(0.0, self.x_stand)
+
+    # ------------------------------------------------------------ gait
+    def stance(self, times: np.ndarray) -> np.ndarray:
+        """Stance (K, 4) of the feet at ``times`` (K,) (:meth:`GaitTimeline.stance`)."""
+        return self.timeline.stance(times)
+
+    # ------------------------------------------------------------ building
+    def _hip_offsets(self) -> np.ndarray:
+        """Each foot's standing position relative to the base (4, 3), in the base's heading frame."""
+        feet = np.asarray(self.robot.kinematics(self.x_stand)).reshape(4, 3)
+        return feet - np.r_[self.x_stand[:2], 0.0]
+
+    def _build(self) -> None:
+        robot, model, problem, w = self.robot, self.model, self.problem, self.weights
+        N, nq, nj = problem.N, robot.nq, robot.nv - 6
+        feet = range(4)
+        mu = robot.mu
+        kkt = model.kkt
+
+        def friction(x: Any, u: Any, mask: Any) -> Any:
+            f = kkt(x, u, mask)[1]
+            return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu, "pyramid") for i in feet])
+
+        self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")
+        heights = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i + 2] for i in feet])  # noqa: E731
+        self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
+        self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
+        for c in (self.friction, self.foot_height, self.touchdown):
+            problem.add_constraint(c)
+        xl, xu = np.full(problem.nx, -np.inf), np.full(problem.nx, np.inf)
+        xl[7:nq], xu[7:nq] = robot.joint_lower, robot.joint_upper
+        problem.bound_states(xl, xu, knots=list(range(1, N)))
+        Q = np.concatenate([w.base_position, w.base_orientation, np.full(nj, w.joint_position), w.base_velocity, w.base_angular_velocity, np.full(nj, w.joint_velocity)])
+        self.state_cost = QuadraticCost(model, Q, np.full(model.control_dim, w.torque), x_ref=np.repeat(self.x_stand[None], N, axis=0))
+        self.terminal_cost = QuadraticTerminalCost(model, w.terminal_factor * Q, self.x_stand)
+        swing = lambda x, u, p: ca.vertcat(*[p[12 + i] * (robot.kinematics(x)[3 * i : 3 * i + 3] - p[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
+        self.swing_cost = LeastSquaresCost(swing, params=np.zeros((N, 16)), name="swing feet")
+        for c in (self.state_cost, self.terminal_cost, self.swing_cost):
+            problem.add_cost(c)
+
+    # ------------------------------------------------------------ per tick
+    def start(self, t: float, x: np.ndarray) -> None:
+        """Start the reference at the measured base, at rest (before the first solve; :class:`~trajopt.mpc.MPC`'s ``on_reset``)."""
+        x = np.asarray(x, dtype=float)
+        self._p_ref, self._psi_ref = x[:2].copy(), float(quat_to_euler_zyx(x[3:7])[0])
+        self._v_ref, self._t_ref = np.zeros(3), float(t)
+        self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
+        self._ground = 0.0
+        #: per tick: time, reference position (2,), heading, velocity (3,) and the command in force
+        self.history: list = []
+
+    def _ramp(self, v: np.ndarray, command: np.ndarray, dt: float) -> np.ndarray:
+        return v + np.clip(command - v, -self.acceleration * dt, self.acceleration * dt)
+
+    def _advance_reference(self, t: float, x: np.ndarray) -> None:
+        """Move the reference's state to time ``t`` (module docstring), pulled towards the measured base ``x``."""
+        dt = max(t - self._t_ref, 0.0)
+        if dt > 0:
+            self._v_ref = self._ramp(self._v_ref, self.commands.at(t).as_array(), dt)
+            self._p_ref = self._p_ref + _yaw_matrix(self._psi_ref)[:2, :2] @ self._v_ref[:2] * dt
+            self._psi_ref += self._v_ref[2] * dt
+            self._t_ref = t
+        lag = self._p_ref - x[:2]
+        if np.linalg.norm(lag) > self.max_lag[0]:
+            self._p_ref = x[:2] + self.max_lag[0] * lag / np.linalg.norm(lag)
+        yaw = float(quat_to_euler_zyx(x[3:7])[0])
+        heading_lag = np.angle(np.exp(1j * (self._psi_ref - yaw)))
+        self._psi_ref = yaw + float(np.clip(heading_lag, -self.max_lag[1], self.max_lag[1]))
+
+    def reference_base(self, times: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reference base positions (K, 3), headings (K,) and heading-frame velocities (K, 3) at
+        ``times`` (increasing, from the reference's time on): its state ramped and integrated forward."""
+        times = np.atleast_1d(np.asarray(times, dtype=float))
+        p, psi, v, t = self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self._t_ref
+        P, PSI, V = np.empty((len(times), 3)), np.empty(len(times)), np.empty((len(times), 3))
+        for k, tk in enumerate(times):
+            dt = tk - t
+            if dt > 0:
+                v_new = self._ramp(v, self.commands.at(tk).as_array(), dt)
+                p = p + _yaw_matrix(psi + 0.5 * dt * (v[2] + v_new[2]))[:2, :2] @ (0.5 * (v[:2] + v_new[:2])) * dt
+                psi, v, t = psi + 0.5 * dt * (v[2] + v_new[2]), v_new, tk
+            P[k], PSI[k], V[k] = (p[0], p[1], self.height), psi, v
+        return P, PSI, V
+
+    def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
+        """The data of a tick at ``t`` with measured state ``x`` (module docstring); the MPC's ``update``."""
+        N, h, nq = problem.N, self.dt, self.robot.nq
+        x = np.asarray(x, dtype=float)
+        self._advance_reference(t, x)
+        times = t + h * np.arange(N)
+        masks = self.stance(times + 0.5 * h)
+        problem.dynamics_params = masks.astype(float)
+        self.friction.raw_params = problem.dynamics_params[: N - 1]
+        self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
+        positions, headings, velocities = self.reference_base(times)
+        self.history.append((t, self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self.commands.at(t).as_array()))
+        X = np.repeat(self.x_stand[None], N, axis=0)
+        X[:, 0:3] = positions
+        X[:, 3:7] = np.stack([np.cos(headings / 2), np.zeros(N), np.zeros(N), np.sin(headings / 2)], axis=1)  # level, turned by psi about z
+        X[:, nq : nq + 2] = velocities[:, :2]  # body frame = heading frame for the level reference
+        X[:, nq + 2] = 0.0
+        X[:, nq + 5] = velocities[:, 2]
+        feet_now = np.asarray(self.robot.kinematics(x)).reshape(4, 3)
+        standing = self.stance(np.array([t]))[0]
+        if standing.any():
+            self._ground = float(np.mean(feet_now[standing, 2]))  # a soft ground lets the feet sink a few millimetres
+            self._lift_off[standing] = feet_now[standing]
+        touchdown = masks[1:] & ~masks[:-1]
+        touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
+        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, self._ground, -np.inf), np.where(touchdown, self._ground, np.inf)
+        rest = np.repeat(touchdown, 3, axis=1)
+        self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
+        self.state_cost.x_ref = X
+        self.terminal_cost.x_ref = X[-1]
+        self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
+
+    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> np.ndarray:
+        """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""
+        N, h, tl = len(times), self.dt, self.timeline
+        P = np.zeros((N, 16))
+        yaw = float(quat_to_euler_zyx(x[3:7])[0])
+        v_world = _yaw_matrix(yaw) @ x[self.robot.nq : self.robot.nq + 3]  # body-frame base velocity, level base assumed for the correction
+        v_ref = _yaw_matrix(heading) @ np.r_[self._v_ref[:2], 0.0]
+        capture = np.sqrt(self.height / GRAVITY) * (v_world - v_ref)
+        capture[2] = 0.0
+        for i in range(4):
+            k = np.flatnonzero(~masks[:, i])
+            if k.size == 0:
+                continue
+            lift, land = tl.swing_times(times[k] + 0.5 * h, i)  # the masks' mid-interval times
+            stance_time = tl.period[tl.segment(land)] * tl.duty[tl.segment(land)]
+            base, psi, v = self.reference_base(np.maximum(land, self._t_ref))
+            hips = base + np.einsum("kij,j->ki", _yaw_matrices(psi), self.hips[i])
+            hold = hips + np.einsum("kij,kj->ki", _yaw_matrices(psi), np.column_stack([v[:, :2], np.zeros(len(k))])) * (stance_time / 2)[:, None] + capture
+            offset = hold[:, :2] - hips[:, :2]
+            norm = np.linalg.norm(offset, axis=1, keepdims=True)
+            hold[:, :2] = hips[:, :2] + offset * np.minimum(1.0, self.reach / np.maximum(norm, 1e-12))
+            hold[:, 2] = self._ground
+            start = np.r_[self._lift_off[i][:2], self._ground]  # where the foot stands now, or stood when this swing began
+            s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
+            P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
+            P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
+        return P
+
+
+def _yaw_matrix(psi: float) -> np.ndarray:
+    """The rotation (3, 3) by ``psi`` about the world z axis."""
+    return _yaw_matrices(np.array([psi]))[0]
+
+
+def _yaw_matrices(psi: np.ndarray) -> np.ndarray:
+    """The rotations (K, 3, 3) by the angles ``psi`` (K,) about the world z axis."""
+    c, s = np.cos(psi), np.sin(psi)
+    out = np.zeros((len(psi), 3, 3))
+    out[:, 0, 0], out[:, 0, 1], out[:, 1, 0], out[:, 1, 1], out[:, 2, 2] = c, -s, s, c, 1.0
+    return out

@@ -1,0 +1,111 @@
+"""The control law one MPC tick hands to the plant: the planned trajectory and its local feedback.
+
+A :class:`Plan` holds the knots of one solve, placed in absolute time
+(``times[k] = t0 + k h``, ``t0`` the measurement time of the tick), with the
+transcription's interpolation between them and a time-varying gain ``K_k``
+(nu x m) per interval. Between ticks the plant calls :meth:`Plan.control` at
+its own rate:
+
+    u(t, x) = clip( u_ref(t) - K_k state_error(x, x_ref(t)),  lower, upper ),   t in [t_k, t_(k+1))
+
+``x_ref(t)``, ``u_ref(t)`` follow the transcription (:meth:`trajopt.Solution.evaluate`:
+for multiple shooting the control is held over an interval and the state is
+one integrator step from the interval's first knot), evaluated with the
+dynamics parameters the plan was solved with (a receding-horizon problem
+changes its own between ticks); ``state_error`` is the model's (tangent
+space, :mod:`trajopt.manifold`). Past the last knot the plan holds its last
+interval's law. A plan whose gains are zero is plain feed-forward.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Tuple
+
+import casadi as ca
+import numpy as np
+
+from ..transcription import get_transcription
+
+
+@dataclass
+class Plan:
+    """One tick's trajectory and feedback law (module docstring).
+
+    ``times`` (N,) absolute knot times (s); ``states`` (N, n), ``controls`` (N, nu),
+    ``intervals`` (N - 1, nz) as a :class:`trajopt.Solution` holds them; ``gains``
+    (N - 1, nu, m); ``params`` (N, nd) the dynamics parameters of the solve;
+    ``lower``/``upper`` (nu,) the control bounds the output is clipped to.
+    """
+
+    model: Any
+    transcription: str
+    times: np.ndarray
+    states: np.ndarray
+    controls: np.ndarray
+    intervals: np.ndarray
+    gains: np.ndarray
+    params: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    #: the transcription's interpolant, built on first use when not given (plans of one horizon share it)
+    interpolant_function: Optional[ca.Function] = field(default=None, repr=False)
+
+    @property
+    def t0(self) -> float:
+        """The time of the first knot (the tick's measurement time)."""
+        return float(self.times[0])
+
+    @property
+    def step(self) -> float:
+        """The knot spacing ``h`` (s)."""
+        return float(self.times[1] - self.times[0])
+
+    def interval(self, t: float) -> int:
+        """The interval ``k`` with ``t_k <= t < t_(k+1)``, clipped to ``0 .. N - 2``."""
+        return int(np.clip(np.floor((t - self.times[0]) / self.step + 1e-9), 0, len(self.times) - 2))
+
+    def interpolant(self) -> ca.Function:
+        """The transcription's interpolant (:meth:`trajopt.transcription.Transcription.interpolant`), built once."""
+        if self.interpolant_function is None:
+            self.interpolant_function = get_transcription(self.transcription).interpolant(self.model)
+        return self.interpolant_function
+
+    def advance(self, x: np.ndarray, u: np.ndarray, d: np.ndarray, duration: Optional[float] = None) -> np.ndarray:
+        """The state (n,) an explicit transcription's step reaches from state ``x`` (n,) after ``duration``
+        (default one interval ``h``; at most ``h``) with the held control ``u`` (nu,) and dynamics
+        parameters ``d`` (nd,)."""
+        nz = self.intervals.shape[1]
+        tau = self.step if duration is None else duration
+        out = self.interpolant()(x, u, np.zeros(nz), x, u, 0.0, self.step, tau, d, d)
+        return np.asarray(out[0]).reshape(-1)
+
+    def predict(self, t: float, x: np.ndarray, duration: float) -> np.ndarray:
+        """Where the plant will be at ``t + duration`` (n,), from its state ``x`` at ``t``: the plan's own
+        motion over that time with the plant's deviation from it carried along,
+        ``apply_dx(x_ref(t + duration), state_error(x, x_ref(t)))`` (delay compensation,
+        :class:`~trajopt.mpc.MPC`). Integrating the model instead, from a measured state whose feet
+        disagree with the plan's contacts (a foot late to lift, or sunk into a soft ground), sent the
+        prediction, then the QP, astray within a few ticks in MuJoCo."""
+        (x_now, _), (x_then, _) = self.reference(t), self.reference(t + duration)
+        deviation = np.asarray(self.model.state_error(x, x_now), dtype=float).reshape(-1)
+        return np.asarray(self.model.apply_dx(x_then, deviation), dtype=float).reshape(-1)
+
+    def reference(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
+        """``x_ref(t)``, ``u_ref(t)`` at absolute time(s) ``t`` (module docstring): (n,), (nu,) for a
+        scalar ``t``, (K, n), (K, nu) for K times; held at the ends outside ``[t_0, t_(N-1)]``."""
+        ts = np.atleast_1d(np.asarray(t, dtype=float))
+        h, N = self.step, len(self.times)
+        k = np.clip(np.floor((ts - self.times[0]) / h + 1e-9).astype(int), 0, N - 2)
+        tau = np.clip(ts - self.times[k], 0.0, h)
+        D = self.params
+        args = (self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, self.times[k] - self.times[0], h, tau, D[k].T, D[k + 1].T)
+        x, u = (np.asarray(out).T for out in self.interpolant().map(len(ts))(*args))
+        return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
+
+    def control(self, t: float, x: np.ndarray, reference: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> np.ndarray:
+        """The control (nu,) at absolute time ``t`` and measured state ``x`` (module docstring);
+        ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`)."""
+        x_ref, u_ref = self.reference(t) if reference is None else reference
+        K = self.gains[self.interval(t)]
+        u = u_ref if not K.any() else u_ref - K @ np.asarray(self.model.state_error(x, x_ref), dtype=float).reshape(-1)
+        return np.clip(u, self.lower, self.upper)

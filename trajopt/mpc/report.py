@@ -1,0 +1,69 @@
+"""What a closed loop did, in numbers: tick times, misses, failures, violations, tracking, the fall.
+
+:func:`loop_statistics` reduces a :class:`~trajopt.mpc.loop.ClosedLoopResult`
+to the figures the CLI prints and the benchmarks tabulate (the first plan,
+converged before the clock starts, is not a tick of the loop and is left
+out of the timing figures); :func:`summary` formats them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .log import base_motion
+from .loop import ClosedLoopResult
+
+
+@dataclass(frozen=True)
+class LoopStatistics:
+    """``ticks`` (after the first plan); compute time p50/p99/max (s); ``deadline_misses``;
+    ``failed`` ticks; ``worst_violation`` of the applied plans (:func:`~trajopt.mpc.controller.applied_violation`);
+    ``drift`` (m, largest horizontal distance of the base from where it started); ``tracking_rms``
+    (m, RMS position error against the reference, NaN without one); ``fell``, ``fall_time``, ``fall_reason``."""
+
+    ticks: int
+    p50: float
+    p99: float
+    worst: float
+    deadline_misses: int
+    failed: int
+    worst_violation: float
+    drift: float
+    tracking_rms: float
+    fell: bool
+    fall_time: float
+    fall_reason: str
+
+
+def loop_statistics(result: ClosedLoopResult, model: Any, reference: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> LoopStatistics:
+    """The statistics of ``result`` (module docstring); ``model`` is the controller's, ``reference``
+    the task's reference states at given times (for ``tracking_rms``)."""
+    ticks = result.log[1:]
+    compute = np.array([r.compute_time for r in ticks]) if ticks else np.zeros(1)
+    violations = [r.first_violation for r in result.log if r.success]
+    positions = np.array([base_motion(model, x)[0] for x in result.states]) if len(result.states) else np.zeros((0, 3))
+    drift = float(np.linalg.norm(positions[:, :2] - positions[0, :2], axis=1).max()) if len(positions) else float("nan")
+    rms = float("nan")
+    if reference is not None and len(positions):
+        error = positions - np.array([base_motion(model, x)[0] for x in reference(result.times)])
+        rms = float(np.sqrt(np.mean(np.sum(error**2, axis=1))))
+    return LoopStatistics(
+        len(ticks), float(np.percentile(compute, 50)), float(np.percentile(compute, 99)), float(compute.max()),
+        result.deadline_misses(), sum(not r.success for r in ticks), float(max(violations, default=0.0)), drift, rms,
+        result.fell, result.fall_time, result.fall_reason,
+    )  # fmt: skip
+
+
+def summary(stats: LoopStatistics, rate: float) -> str:
+    """Three lines: tick times and misses, failures and violations, the outcome."""
+    lines = [
+        f"{stats.ticks} ticks at {rate:g} Hz: compute time p50 {1e3 * stats.p50:.1f} ms, p99 {1e3 * stats.p99:.1f} ms, max {1e3 * stats.worst:.1f} ms; "
+        f"{stats.deadline_misses} deadline misses (> {1e3 / rate:.1f} ms)",
+        f"failed solves {stats.failed}; worst constraint violation of the applied plans {stats.worst_violation:.2e}",
+    ]
+    outcome = f"fell at t = {stats.fall_time:.3f} s ({stats.fall_reason})" if stats.fell else "no fall"
+    tracking = f", position RMS {100 * stats.tracking_rms:.2f} cm against the reference" if np.isfinite(stats.tracking_rms) else ""
+    lines.append(f"{outcome}; base drift {100 * stats.drift:.1f} cm{tracking}")
+    return "\n".join(lines)

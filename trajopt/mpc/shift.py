@@ -1,0 +1,71 @@
+"""The warm start of a receding horizon: the previous plan moved to the new tick's time.
+
+At a tick at time ``t`` the horizon's knots lie at ``t + k h``. The previous
+plan (knots at ``t_prev + k h``) already holds a trajectory for most of them:
+with ``s = (t - t_prev) / h`` knots elapsed,
+
+- states and controls: for a whole ``s = n`` the knots ``n .. N - 1`` of the
+  previous plan, else the previous plan evaluated at the new knot times as its
+  transcription interpolates (:meth:`Plan.reference`); the knots past its end
+  continue it: one step of the transcription from its last knot with its last
+  control (explicit transcriptions, with the new knots' dynamics parameters),
+  or a copy of its last knot (collocation);
+- multipliers (:class:`StageShift`): the rows and variables of stage
+  ``k + n`` of the previous solve for stage ``k`` (``n = round(s)``), where the
+  two stages have the same number of them, zero elsewhere and for the appended
+  stages' rows that have no counterpart (:mod:`trajopt.solvers`: the contract
+  of a shifted guess).
+
+The first knot of the guess need not equal the measured state: the solve
+fixes ``x_0`` through its bounds.
+"""
+from __future__ import annotations
+
+from typing import Tuple
+
+import numpy as np
+
+from .plan import Plan
+
+
+def shifted_trajectory(plan: Plan, t: float, params: np.ndarray, explicit: bool) -> Tuple[np.ndarray, np.ndarray]:
+    """States (N, n) and controls (N, nu) at the knots ``t + k h`` of a new horizon (module docstring);
+    ``params`` (N, nd) are the new horizon's dynamics parameters, ``explicit`` whether the transcription is."""
+    N, h = len(plan.times), plan.step
+    s = (t - plan.t0) / h
+    n = int(round(s))
+    if abs(s - n) < 1e-6 and 0 <= n < N:
+        X, U = plan.states[n:].copy(), plan.controls[n:].copy()
+    else:
+        inside = t + h * np.arange(N) <= plan.times[-1] + 1e-9 * h
+        X, U = plan.reference(t + h * np.arange(N)[inside])
+        X, U = np.atleast_2d(X), np.atleast_2d(U)
+    X, U = list(X), list(U)
+    while len(X) < N:
+        k = len(X) - 1
+        X.append(plan.advance(X[k], U[k], params[k]) if explicit else X[k].copy())
+        U.append(U[k].copy())
+    return np.array(X), np.array(U)
+
+
+class StageShift:
+    """Moves per-stage entries (multipliers) by whole stages: for entries belonging to the stages
+    ``stage`` (``nlp.var_stage`` for ``lam_x``, ``nlp.row_stage`` for ``lam_g``; -1 for no stage) of a
+    horizon of ``N`` stages, stage ``k`` takes the entries of stage ``k + n`` where both have as many,
+    zeros elsewhere; entries of no stage keep their value. The index lists are built once."""
+
+    def __init__(self, stage: np.ndarray, N: int) -> None:
+        stage = np.asarray(stage)
+        self.members = [np.flatnonzero(stage == k) for k in range(N)]
+        self.free = np.flatnonzero(stage < 0)
+
+    def __call__(self, values: np.ndarray, n: int) -> np.ndarray:
+        out = np.zeros_like(values)
+        N = len(self.members)
+        for k in range(N):
+            new = self.members[k]
+            old = self.members[k + n] if 0 <= k + n < N else None
+            if old is not None and old.size == new.size and new.size:
+                out[new] = values[old]
+        out[self.free] = values[self.free]
+        return out

@@ -1,0 +1,144 @@
+"""From a registered problem to a closed-loop task: the horizon, its update, the plant and the reference.
+
+:func:`mpc_task` turns the problem ``trajopt solve NAME`` would solve into
+what ``trajopt mpc NAME`` runs:
+
+- a legged problem (:class:`trajopt.legged.LeggedProblem`: ``go1-trot``,
+  ``go1-stand``, ``trot --robot solo12``, ...): its robot and gait in a
+  receding horizon (:class:`~trajopt.mpc.legged.LeggedMPC`), the robot
+  starting from its standing state, in MuJoCo (``sim="mujoco"``) or in our
+  KKT plant (``sim="own"``, :class:`~trajopt.mpc.legged_plant.KKTPlant`);
+- a tracking problem (one with ``reference_states(times)``, such as
+  ``quadrotor-track``): a horizon of ``horizon`` seconds over the same model,
+  costs and bounds, whose references follow ``reference_states`` from each
+  tick's time, run in our simulator (:class:`~trajopt.mpc.plant.ModelPlant`);
+- any other problem: the problem itself is the horizon (its ``N`` knots over
+  ``tf``), re-solved from each measured state with its own references.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..costs import QuadraticCost, QuadraticTerminalCost
+from ..legged.ocp import LeggedProblem
+from ..problem import Problem
+from .controller import MPC, Update
+from .commands import CommandProfile
+from .gaits import GAITS, GaitSchedule
+from .legged import LeggedMPC
+from .plant import ModelPlant
+
+SIMULATORS = ("mujoco", "own")
+#: Knots per second of a tracking problem's horizon.
+TRACKING_KNOTS_PER_SECOND = 20
+#: Weight of a tracking horizon's terminal cost, relative to its running cost.
+TRACKING_TERMINAL_FACTOR = 10.0
+
+
+@dataclass
+class MPCTask:
+    """What a closed loop needs of a problem: the horizon ``problem`` with its ``update`` (and
+    ``on_reset``, for :class:`~trajopt.mpc.MPC`), the plant's initial state ``x0``, a
+    ``plant(**options)`` factory, the reference states ``reference(times)`` (for tracking errors;
+    ``None`` when there is none) and the legged horizon's builder (``None`` otherwise)."""
+
+    name: str
+    problem: Problem
+    update: Optional[Update]
+    x0: np.ndarray
+    plant: Callable[..., Any]
+    reference: Optional[Callable[[np.ndarray], np.ndarray]] = None
+    legged: Optional[LeggedMPC] = None
+    on_reset: Optional[Callable[[float, np.ndarray], None]] = None
+
+    def controller(self, **options: Any) -> MPC:
+        """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...)."""
+        return MPC(self.problem, update=self.update, on_reset=self.on_reset, **options)
+
+
+def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None) -> MPCTask:
+    """The closed-loop task of ``problem`` (module docstring); ``horizon`` (s) of the receding
+    horizon where the task builds one (default: 0.4 s scaled to a legged robot's legs, 1 s for
+    tracking); for a legged robot, ``commands`` (a :class:`~trajopt.mpc.commands.Command` or
+    :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
+    :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout)."""
+    if isinstance(problem, LeggedProblem):
+        return _legged_task(problem, horizon, commands, gaits)
+    moving = commands is not None and any(np.any(c.as_array()) for c in (commands.commands if isinstance(commands, CommandProfile) else [commands]))
+    if moving or gaits is not None:
+        raise ValueError(f"command: velocity commands and gaits steer a legged robot; {problem.name!r} is not one")
+    reference = getattr(problem, "reference_states", None)
+    if reference is not None:
+        return _tracking_task(problem, 1.0 if horizon is None else horizon, reference)
+    if horizon is not None:
+        raise ValueError(f"horizon: {problem.name!r} is its own horizon ({problem.tf} s); it takes no other")
+    x0 = problem.x0
+
+    def plant(sim: str = "own", dt: float = 1e-3, **unused: Any) -> ModelPlant:
+        _own_only(sim, problem.name, unused)
+        return ModelPlant(problem.model, x0, dt)
+
+    return MPCTask(problem.name, problem, None, x0.copy(), plant)
+
+
+def _own_only(sim: str, name: str, options: dict) -> None:
+    """Refuse MuJoCo and its mismatch options for a model MuJoCo does not run here."""
+    if sim != "own":
+        raise ValueError(f"sim: {name!r} runs in our simulator only ('own'), got {sim!r}")
+    given = sorted(k for k, v in options.items() if v not in (None, 0.0, "realistic"))
+    if given:
+        raise ValueError(f"{given[0]}: a plant option of the legged robots in MuJoCo; {name!r} runs in our simulator")
+
+
+def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule]) -> MPCTask:
+    if gaits is None:
+        if problem.schedule.name not in GAITS:
+            raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
+        gaits = GaitSchedule.constant(problem.schedule.name)
+    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, horizon=0.4 if horizon is None else horizon)
+    robot, x0 = problem.robot, legged.x_stand.copy()
+
+    def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None) -> Any:
+        if sim not in SIMULATORS:
+            raise ValueError(f"sim: expected one of {SIMULATORS}, got {sim!r}")
+        if sim == "own":
+            from .legged_plant import KKTPlant
+
+            if payload or mu is not None or contact != "realistic":
+                raise ValueError("sim: payload, mu and contact are MuJoCo plant options; the own KKT plant has rigid, sticking contacts")
+            return KKTPlant(robot, x0, dt)
+        from ..mujoco.plant import MujocoPlant  # the mujoco extra
+
+        return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu)
+
+    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start)
+
+
+def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:
+    """A receding horizon over ``problem``'s model tracking ``reference`` with its first quadratic cost's weights."""
+    costs = [c for c in problem.costs if isinstance(c, QuadraticCost)]
+    if not costs:
+        raise ValueError(f"problem: the tracking problem {problem.name!r} needs a QuadraticCost for the horizon's weights")
+    model, weights = problem.model, costs[0]
+    N = max(3, int(round(horizon * TRACKING_KNOTS_PER_SECOND)) + 1)
+    template = Problem(model, N=N, tf=horizon, x0=problem.x0, name=f"{problem.name}-mpc")
+    template.control_lower[:], template.control_upper[:] = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
+    u_ref = weights.u_ref if weights.u_ref.ndim == 1 else weights.u_ref[0]
+    running = QuadraticCost(model, weights.Q, weights.R, x_ref=reference(template.times()), u_ref=u_ref)
+    terminal = QuadraticTerminalCost(model, TRACKING_TERMINAL_FACTOR * weights.Q, reference(horizon)[0])
+    template.add_cost(running).add_cost(terminal)
+
+    def update(horizon_problem: Problem, t: float, x: np.ndarray) -> None:
+        running.x_ref = reference(t + horizon_problem.times())
+        terminal.x_ref = reference(t + horizon_problem.tf)[0]
+
+    x0 = problem.x0.copy()
+
+    def plant(sim: str = "own", dt: float = 1e-3, **unused: Any) -> ModelPlant:
+        _own_only(sim, problem.name, unused)
+        return ModelPlant(model, x0, dt)
+
+    return MPCTask(template.name, template, update, x0, plant, reference=reference)

@@ -1,0 +1,178 @@
+"""The plot of a closed loop: the base against its reference, tick times, and the applied plans' margins.
+
+Panels over the plant's time (s), pushes shaded red:
+
+- base position (m, WORLD) and its reference (dashed): a legged robot's
+  reference (:class:`trajopt.mpc.legged.LeggedMPC`'s, recorded at every
+  tick), a tracking task's reference states;
+- velocity: for a legged robot in its heading frame, forward ``v_x``, lateral
+  ``v_y`` (m/s) and yaw rate (rad/s), measured against the command (dotted)
+  and the reference (dashed); otherwise the WORLD velocity and the reference's;
+- legged robots only: the base path and the footholds seen from above (a
+  foot's position at the first tick of each of its stance phases), and the
+  gait diagram of the applied plans (a bar while a foot's first knot is in stance);
+- each tick's compute time (ms, wall) with the deadline (one controller
+  period) and the failed ticks marked;
+- the applied plans at their first knot: for a legged robot the largest
+  friction ratio ``max(|f_x|, |f_y|) / (mu f_z)`` of the standing feet (1 on
+  the pyramid's edge) and the largest torque over its limit; otherwise the
+  largest control over its bound.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from lie import quat_to_euler_zyx
+
+from ..mpc.log import base_motion
+from ..mpc.loop import ClosedLoopResult
+from ..mpc.tasks import MPCTask
+from .output import save_figure
+
+XYZ = ("x", "y", "z")
+
+
+def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str | Path] = None, overwrite: bool = False) -> Figure:
+    """The figure of the module docstring; written to ``path`` (PNG, PDF, SVG) when given."""
+    legged = task.legged is not None
+    fig, axes = plt.subplots(6 if legged else 4, 1, figsize=(9, 17 if legged else 11), sharex=False)
+    _position(axes[0], result, task)
+    (_heading_velocity if legged else _world_velocity)(axes[1], result, task)
+    if legged:
+        _top_view(axes[2], result, task)
+        _gait_diagram(axes[3], result, task)
+    _tick_times(axes[-2], result)
+    _margins(axes[-1], result, task)
+    for i, ax in enumerate(axes):
+        if not (legged and i == 2):
+            _shade_pushes(ax, result)
+            ax.set_xlabel("t [s]")
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="upper right", fontsize=8)
+    fig.suptitle(f"{task.name}: {'fell at %.2f s (%s)' % (result.fall_time, result.fall_reason) if result.fell else 'no fall'}")
+    fig.tight_layout()
+    return save_figure(fig, path, overwrite)
+
+
+def _motion(result: ClosedLoopResult, task: MPCTask) -> tuple:
+    motion = [base_motion(task.problem.model, x) for x in result.states]
+    return np.array([m[0] for m in motion]), np.array([m[1] for m in motion])
+
+
+def _position(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    position, _ = _motion(result, task)
+    reference = None
+    if task.legged is not None and task.legged.history:
+        h = task.legged.history
+        times, reference = np.array([e[0] for e in h]), np.array([np.r_[e[1], task.legged.height] for e in h])
+    elif task.reference is not None:
+        times = result.times
+        reference = np.array([base_motion(task.problem.model, x)[0] for x in task.reference(times)])
+    for i, name in enumerate(XYZ):
+        line = ax.plot(result.times, position[:, i], label=f"base {name}")[0]
+        if reference is not None:
+            ax.plot(times, reference[:, i], "--", color=line.get_color(), linewidth=1)
+    ax.set_ylabel("position [m]")
+
+
+def _world_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    _, velocity = _motion(result, task)
+    reference = None if task.reference is None else np.array([base_motion(task.problem.model, x)[1] for x in task.reference(result.times)])
+    for i, name in enumerate(XYZ[:2]):
+        line = ax.plot(result.times, velocity[:, i], label=f"v{name}")[0]
+        if reference is not None:
+            ax.plot(result.times, reference[:, i], "--", color=line.get_color(), linewidth=1)
+    ax.set_ylabel("velocity [m/s]")
+
+
+def _heading_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    nq = task.legged.robot.nq
+    _, velocity = _motion(result, task)
+    yaw = np.array([quat_to_euler_zyx(x[3:7])[0] for x in result.states])
+    forward = np.cos(yaw) * velocity[:, 0] + np.sin(yaw) * velocity[:, 1]
+    lateral = -np.sin(yaw) * velocity[:, 0] + np.cos(yaw) * velocity[:, 1]
+    yaw_rate = result.states[:, nq + 5]
+    h = task.legged.history
+    t = np.array([e[0] for e in h])
+    for i, (label, measured) in enumerate((("v_x [m/s]", forward), ("v_y [m/s]", lateral), ("yaw rate [rad/s]", yaw_rate))):
+        line = ax.plot(result.times, measured, label=label, linewidth=1)[0]
+        if h:
+            ax.plot(t, [e[3][i] for e in h], "--", color=line.get_color(), linewidth=1)
+            ax.step(t, [e[4][i] for e in h], ":", color=line.get_color(), where="post", linewidth=1.5)
+    ax.set_ylabel("heading frame")
+
+
+def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    robot = task.legged.robot
+    ticks = result.log
+    ax.plot(result.states[:, 0], result.states[:, 1], color="0.3", label="base path")
+    masks = np.array([r.params > 0.5 for r in ticks])
+    for i, name in enumerate(robot.kinematics_bodies):
+        starts = np.flatnonzero(masks[1:, i] & ~masks[:-1, i]) + 1
+        holds = np.array([np.asarray(robot.kinematics(ticks[k].state)).reshape(-1, 3)[i] for k in starts]).reshape(-1, 3)
+        ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+
+
+def _gait_diagram(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    ticks = result.log
+    t = np.array([r.t for r in ticks] + [ticks[-1].t + 1.0 / result.rate])
+    masks = np.array([r.params > 0.5 for r in ticks])
+    names = task.legged.robot.kinematics_bodies
+    for i in range(masks.shape[1]):
+        edges = np.flatnonzero(np.diff(np.r_[0, masks[:, i].astype(int), 0]))
+        ax.broken_barh([(t[a], t[b] - t[a]) for a, b in zip(edges[::2], edges[1::2])], (i - 0.4, 0.8), color="0.35")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_ylabel("stance (applied)")
+
+
+def _tick_times(ax: Any, result: ClosedLoopResult) -> None:
+    ticks = result.log[1:]
+    times = np.array([r.t for r in ticks])
+    compute = 1e3 * np.array([r.compute_time for r in ticks])
+    ax.plot(times, compute, ".", markersize=3, label="compute time")
+    ax.axhline(1e3 / result.rate, color="r", linewidth=1, label=f"deadline {1e3 / result.rate:.0f} ms")
+    failed = np.array([not r.success for r in ticks], dtype=bool)
+    if failed.any():
+        ax.plot(times[failed], compute[failed], "rx", label="failed")
+    ax.set_ylabel("tick [ms]")
+
+
+def _margins(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    ticks = [r for r in result.log if r.success]
+    times = np.array([r.t for r in ticks])
+    model = task.problem.model
+    lower, upper = task.problem.control_lower[0], task.problem.control_upper[0]
+    bound = np.where(np.isfinite(upper), np.abs(upper), np.abs(lower))
+    usage = [float(np.max(np.abs(r.control) / np.where(bound > 0, bound, np.inf))) for r in ticks]
+    if task.legged is not None:
+        mu = task.legged.robot.mu
+        ratio = []
+        for r in ticks:
+            f = np.asarray(model.contact_solution(r.state, r.control, r.params)[1]).reshape(-1, 3)
+            standing = r.params > 0.5
+            tangential = np.maximum(np.abs(f[standing, 0]), np.abs(f[standing, 1]))
+            ratio.append(float(np.max(tangential / np.maximum(mu * f[standing, 2], 1e-9), initial=0.0)))
+        ax.plot(times, ratio, ".", markersize=3, label="friction ratio (1: pyramid edge)")
+        ax.plot(times, usage, ".", markersize=3, label="torque / limit")
+    else:
+        ax.plot(times, usage, ".", markersize=3, label="control / bound")
+    ax.axhline(1.0, color="r", linewidth=1)
+    ax.set_ylabel("applied plan")
+
+
+def _shade_pushes(ax: Any, result: ClosedLoopResult) -> None:
+    pushed = np.linalg.norm(result.forces, axis=1) > 0
+    if not pushed.any():
+        return
+    edges = np.flatnonzero(np.diff(np.r_[0, pushed.astype(int), 0]))
+    for start, stop in zip(edges[::2], edges[1::2]):
+        ax.axvspan(result.times[start], result.times[min(stop, len(result.times) - 1)], color="r", alpha=0.15, linewidth=0)
