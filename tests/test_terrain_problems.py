@@ -122,14 +122,14 @@ def test_mujoco_builds_the_terrain_under_the_planned_feet():
 
     problem = problems.get("go1-stairs")
     robot = build_model(problem.robot, terrain=problem.terrain)
-    assert len(robot.terrain_geoms) == len(problem.terrain.solids()) and len(robot.body_geoms) > 0
+    assert len(robot.terrain_geoms) == len(robot.link_terrain_geoms) == len(problem.terrain.solids()) and len(robot.body_geoms) > 0
     data = mujoco.MjData(robot.model)
     robot.set_state(data, problem.x0)
     mujoco.mj_kinematics(robot.model, data)
     for geom in robot.contact_geoms:
         gap = min(mujoco.mj_geomDistance(robot.model, data, int(geom), int(t), 0.1, None) for t in robot.terrain_geoms)
         assert abs(gap) < 1e-6
-    assert terrain_distance(robot.model, data, robot.body_geoms, robot.terrain_geoms)[0] > 0.01
+    assert terrain_distance(robot.model, data, robot.body_geoms, robot.link_terrain_geoms)[0] > 0.01
 
 
 # ---------------------------------------------------------------------------------------------- slow: solves
@@ -182,3 +182,33 @@ def test_a_gap_the_checks_pass_but_the_solver_cannot_jump_ends_with_a_status():
     solution = solve(problems.get("go1-gap", width=0.6), max_iter=60, print_level=0)
     assert isinstance(solution.status, str) and solution.status
     assert solution.success or "Maximum" in solution.status or "Infeasible" in solution.status or "Restoration" in solution.status
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_viewer_draws_the_terrain_in_chromium(tmp_path):
+    """The stairs plan in headless Chromium: the page with the terrain differs from the same page without it
+    over many pixels. ``TRAJOPT_README_TERRAIN_SCREENSHOT=docs/go1_stairs.png`` keeps the picture (the README's)."""
+    import os
+    import shutil
+
+    from trajopt.viewer import solution_scene
+    from trajopt.viewer.html import page, write_page
+    from trajopt.viewer.meshcat_scene import ROOT, scene_commands
+
+    from .viewer_helpers import central, changed, screenshot
+
+    solution = solved("go1-stairs")
+    scene = solution_scene(solution)
+    commands = scene_commands(scene)
+    bare = [c for c in commands if not (c["type"] == "set_object" and c["path"] == f"{ROOT}/terrain")]
+    assert len(bare) == len(commands) - 1
+    t = 0.55 * solution.tf
+    shots = []
+    for name, cmds in (("stairs", commands), ("stairs_bare", bare)):
+        html = write_page(page(cmds, scene.title, scene.duration, scene.arrows.label), tmp_path / f"{name}.html", overwrite=True)
+        shots.append(screenshot(f"{html.as_uri()}#t={t}", tmp_path / f"{name}.png"))
+    assert central(changed(*shots)).mean() > 0.05
+    keep = os.environ.get("TRAJOPT_README_TERRAIN_SCREENSHOT")
+    if keep:
+        shutil.copy(tmp_path / "stairs.png", keep)

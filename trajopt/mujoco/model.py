@@ -70,7 +70,7 @@ from lie import quat_to_rot
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
 from .sources import spec_from_pinocchio, spec_from_urdf, urdf_sphere_radius
-from .terrain import BODY_BITS, FOOT_BITS, add_body_collisions, add_terrain
+from .terrain import BODY_BITS, FOOT_BITS, LINK_TERRAIN, add_body_collisions, add_terrain, foot_radius
 
 #: Gravity of the plans (m/s^2), along -z.
 GRAVITY = 9.81
@@ -138,8 +138,10 @@ class MujocoRobot:
     the compiled ``mujoco.MjModel``), ``contact_geoms`` (geom ids of the
     contact spheres, in the order of ``robot.kinematics_bodies``),
     ``contact_bodies`` (their MuJoCo body ids), ``terrain`` (the
-    :class:`trajopt.terrain.Terrain` or ``None``), ``terrain_geoms`` and
-    ``body_geoms`` (ids of its solids and of the links' collision shapes),
+    :class:`trajopt.terrain.Terrain` or ``None``), ``terrain_geoms``,
+    ``link_terrain_geoms`` and ``body_geoms`` (ids of its solids the feet
+    stand on, of its solids the links are checked against, and of the links'
+    collision shapes: :mod:`.terrain`),
     ``folded_links`` (URDF links
     whose inertia was folded into a welded link), ``mass``, ``floating``,
     ``order`` (the :class:`models.orders.StateOrder` of MuJoCo's vectors) and
@@ -152,6 +154,7 @@ class MujocoRobot:
         self.robot, self.spec, self.model, self.terrain = robot, spec, model, terrain
         geoms = [model.geom(g).name for g in range(model.ngeom)]
         self.terrain_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith("terrain_")], dtype=int)
+        self.link_terrain_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith(LINK_TERRAIN)], dtype=int)
         self.body_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith("body_")], dtype=int)
         self.folded_links = tuple(folded_links)
         self.floating = bool(robot.is_floating)
@@ -432,12 +435,16 @@ def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters,
         frame = pin_model.frames[pin_model.getFrameId(frame_name)]
         body = _joint_body(spec, pin_model, frame.parentJoint)
         geoms.append(body.add_geom(name=f"contact_{frame_name}", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[contact.radius, 0, 0], pos=frame.placement.translation))
-    ground = geoms[: len(geoms) - robot.nc]
-    bodies = set(add_body_collisions(spec, robot, lambda joint: _joint_body(spec, pin_model, joint))) if terrain is not None else set()
+    ground, links_ground, bodies = geoms[: len(geoms) - robot.nc], [], set()
+    if terrain is not None:
+        links_ground = add_terrain(spec, terrain, foot_radius(robot, contact.radius), prefix=LINK_TERRAIN)
+        bodies = set(add_body_collisions(spec, robot, lambda joint: _joint_body(spec, pin_model, joint)))
     for geom in spec.geoms:  # the URDF's collision shapes (when kept) and the contact spheres: against the ground only
         geom.contype, geom.conaffinity = (BODY_BITS, 0) if geom.name in bodies else (FOOT_BITS, 0)
-    for geom in ground:  # the ground plane, or the terrain's solids: against the feet (and the links' shapes)
-        geom.contype, geom.conaffinity = 0, FOOT_BITS | BODY_BITS
+    for geom in ground:  # the ground plane (against the feet and any kept shapes), or the terrain the feet stand on
+        geom.contype, geom.conaffinity = 0, FOOT_BITS if terrain is not None else FOOT_BITS | BODY_BITS
+    for geom in links_ground:  # the terrain the links' shapes are checked against
+        geom.contype, geom.conaffinity, geom.group = 0, BODY_BITS, 3
     for geom in spec.geoms:
         geom.friction, geom.condim = friction, 3
         geom.solref, geom.solimp = np.array(contact.solref, dtype=float), np.array(contact.solimp, dtype=float)

@@ -356,7 +356,7 @@ def simulate(robot: MujocoRobot, plan: PlanSamples, controller: Controller, fall
         mujoco.mj_step(model, data)
         torques[i], forces[i] = data.actuator_force[robot.u_inverse], robot.contact_forces(data)
         if robot.body_geoms.size:
-            hits = terrain_contacts(model, data, robot.body_geoms, robot.terrain_geoms)
+            hits = terrain_contacts(model, data, robot.body_geoms, robot.link_terrain_geoms)
             if hits:
                 geom, _, depth = max(hits, key=lambda hit: hit[2])
                 touches.append((float(plan.times[i + 1]), model.geom(geom).name, depth))

@@ -268,7 +268,7 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
         normals = terrain.normal(points[:, :2]) if terrain is not None else np.tile([0.0, 0.0, 1.0], (nc, 1))
         penetration[k] = np.maximum(ground - points[:, 2], 0.0)
         if robot.body_geoms.size:
-            clearance[k] = terrain_distance(model, data, robot.body_geoms, robot.terrain_geoms)[0]
+            clearance[k] = terrain_distance(model, data, robot.body_geoms, robot.link_terrain_geoms)[0]
         for i in range(nc):
             if not stance[k, i]:
                 out["swing"][k, i] = np.linalg.norm(f[i])

@@ -27,6 +27,8 @@ from .shapes import TriangleMesh
 #: Colours (RGBA) of the terrain's solids: where feet may stand, and a floor they may not.
 TERRAIN_COLOR = (0.80, 0.76, 0.68, 1.0)
 PIT_COLOR = (0.35, 0.33, 0.30, 1.0)
+#: Brightness of a prism's sides and bottom relative to its top.
+SIDE_SHADE = 0.75
 #: Thickness of a plane's slab per metre of its edge.
 SLAB_THICKNESS = 0.01
 
@@ -60,16 +62,19 @@ def _plane_slab(plane: Plane, centre: np.ndarray, edge: float) -> TriangleMesh:
 
 
 def prism_mesh(vertices: Any, bottom: float, top: float, color: Sequence[float]) -> TriangleMesh:
-    """The prism over a convex counter-clockwise polygon ``vertices`` (V, 2) from ``bottom`` to ``top`` (m), faces outward."""
+    """The prism over a convex counter-clockwise polygon ``vertices`` (V, 2) from ``bottom`` to ``top`` (m),
+    faces outward; each face has its own vertices (the viewer shades it flat) and the sides are
+    :data:`SIDE_SHADE` darker than the top, so that a step's edge shows."""
     V = np.asarray(vertices, dtype=float)
     n = len(V)
-    points = np.vstack([np.c_[V, np.full(n, bottom)], np.c_[V, np.full(n, top)]])
-    faces = [(n, n + i, n + i + 1) for i in range(1, n - 1)]  # top, counter-clockwise from above
-    faces += [(0, i + 1, i) for i in range(1, n - 1)]  # bottom, clockwise from above
+    points = [np.c_[V, np.full(n, top)], np.c_[V[::-1], np.full(n, bottom)]]  # top and bottom, counter-clockwise seen from outside
+    faces = [(0, i, i + 1) for i in range(1, n - 1)] + [(n, n + i, n + i + 1) for i in range(1, n - 1)]
     for i in range(n):
-        j = (i + 1) % n
-        faces += [(i, j, n + j), (i, n + j, n + i)]
-    return TriangleMesh(points, np.array(faces), color)
+        a, b, o = V[i], V[(i + 1) % n], 2 * n + 4 * i
+        points.append(np.array([[*a, bottom], [*b, bottom], [*b, top], [*a, top]]))
+        faces += [(o, o + 1, o + 2), (o, o + 2, o + 3)]
+    shades = np.r_[np.ones(n), np.full(5 * n, SIDE_SHADE)][:, None]  # sides and bottom darker: edges show
+    return TriangleMesh(np.vstack(points), np.array(faces), color, shades * np.asarray(color, dtype=float)[:3])
 
 
 def height_grid_mesh(grid: HeightGrid) -> TriangleMesh:
