@@ -56,6 +56,7 @@ from models.leg_ik import quadruped_ik
 
 from ..terrain import SWING_HALF_WIDTH, Surface, SwingProfile, Terrain, smoothstep
 from ..terrain.base import nearest_regions
+from .base_path import flight_phases
 from .footholds import foothold_table, swing_apex_knots
 from .schedule import ContactSchedule
 
@@ -268,18 +269,9 @@ def flight_rise(schedule: ContactSchedule) -> np.ndarray:
     """(N,) the ballistic rise ``g t (T - t) / 2`` [m] at the knots of every flight (no foot in stance),
     ``t`` from the last stance knot before it, ``T`` to the first one after it; 0 elsewhere."""
     rise = np.zeros(schedule.N)
-    air = ~schedule.stance.any(axis=1)
-    k = 0
-    while k < schedule.N:
-        if not air[k]:
-            k += 1
-            continue
-        a = k
-        while k < schedule.N and air[k]:
-            k += 1
-        if a > 0 and k < schedule.N:
-            T, t = (k - a + 1) * schedule.dt, (np.arange(a, k) - a + 1) * schedule.dt
-            rise[a:k] = 0.5 * GRAVITY * t * (T - t)
+    for a, b in flight_phases(schedule):
+        T, t = (b - a + 2) * schedule.dt, (np.arange(a, b + 1) - a + 1) * schedule.dt
+        rise[a : b + 1] = 0.5 * GRAVITY * t * (T - t)
     return rise
 
 
@@ -405,18 +397,7 @@ def check_flights(robot: Any, schedule: ContactSchedule, plan: TerrainPlan) -> N
     footholds' mean height over the take-off ones'). The take-off kinetic
     energy ``m (v_x^2 + v_z^2) / 2`` must not exceed the legs' work.
     """
-    air = ~schedule.stance.any(axis=1)
-    k = 0
-    while k < schedule.N:
-        if not air[k]:
-            k += 1
-            continue
-        a = k
-        while k < schedule.N and air[k]:
-            k += 1
-        b = k - 1
-        if a == 0 or b == schedule.N - 1:
-            continue
+    for a, b in flight_phases(schedule):
         T = (b - a + 2) * schedule.dt
         lifts, lands = plan.footholds[a - 1], plan.footholds[b + 1]
         d = float(np.min(np.linalg.norm(lands[:, :2] - lifts[:, :2], axis=1)))
