@@ -171,25 +171,25 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
 # ------------------------------------------------------------------ the Go1 problems
 @register("go1-slope")
 def go1_slope(angle: float = 15.0, step: float = 0.15, apex: float = 0.08, cycles: int = 2, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 trot up a slope of ``angle`` degrees (module docstring); ``step`` m per cycle."""
+    """Go1 trot up a 15 deg slope, two cycles of 0.15 m; angle in degrees, step in m per cycle."""
     return slope_problem(Go1(mu=mu), angle, step, apex, cycles, period, clearance, formulation, friction, "go1-slope")
 
 
 @register("go1-stairs")
 def go1_stairs(rise: float = 0.08, run: float = 0.25, count: int = 3, down: bool = False, apex: float = 0.08, cycles: Optional[int] = None, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 trot up ``count`` stairs of ``rise`` x ``run`` m (``down=true``: down them) (module docstring)."""
+    """Go1 trot up three stairs of 8 cm rise and 25 cm run, one tread per cycle; down=true walks down them."""
     return stairs_problem(Go1(mu=mu), rise, run, count, down, apex, cycles, period, clearance, formulation, friction, "go1-stairs")
 
 
 @register("go1-stones")
 def go1_stones(size: float = 0.1, gap: float = 0.1, apex: float = 0.08, cycles: int = 2, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 trot over stepping stones ``size`` m square, ``gap`` m apart, feet on stones only (module docstring)."""
+    """Go1 trot over lanes of 10 cm square stepping stones 10 cm apart, feet on the stones only."""
     return stones_problem(Go1(mu=mu), size, gap, apex, cycles, period, clearance, formulation, friction, "go1-stones")
 
 
 @register("go1-gap")
 def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 jump across a gap ``width`` m wide (module docstring); ``length`` m of jump (default: just enough)."""
+    """Go1 jump across a 20 cm gap, every foot landing 5 cm past the far edge unless a length is given."""
     return gap_problem(Go1(mu=mu), width, length, apex, dt, knots, clearance, control_rate, formulation, friction, "go1-gap")
 
 
