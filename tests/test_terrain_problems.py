@@ -196,7 +196,7 @@ def test_a_gap_the_checks_pass_but_the_solver_cannot_jump_ends_with_a_status():
     """Never a CasADi exception: a wide gap the checks let through returns a solution with its status."""
     from trajopt import solve
 
-    solution = solve(problems.get("go1-gap", width=0.6), max_iter=60, print_level=0)
+    solution = solve(problems.get("go1-gap", width=0.6), options={"max_iter": 60})
     assert isinstance(solution.status, str) and solution.status
     assert solution.success or "Maximum" in solution.status or "Infeasible" in solution.status or "Restoration" in solution.status
 
