@@ -9,7 +9,8 @@ space with zero force. The hand-written NLP is what a CasADi user writes
 without us: explicit cartpole equations, one RK4 step with the cost as a
 quadrature state, stage-ordered variables ``x0, u0, x1, u1, ..., x50`` and
 gaps ``x_{k+1} - F(x_k, u_k)``, ``expand=True``; fatrop reads its structure
-with ``structure_detection="auto"`` (PEERS.md).
+with ``structure_detection="auto"`` (fatrop's detection of the stage
+structure from the order of the variables and constraints).
 
 Rows (:mod:`bench.solver_runs` explains the columns): ours with IPOPT on
 CasADi's virtual machine and compiled (``compile=True``), ours with fatrop on

@@ -59,9 +59,12 @@ def main() -> None:
         first, data = problem.runningModels[0], problem.runningDatas[0]
         first.calc(data, x, solver.us[0])
         x = np.array(data.xnext)
-        xs = list(solver.xs[1:]) + [solver.xs[-1]]
-        us = list(solver.us[1:]) + [solver.us[-1]]
+        xs = list(solver.xs)[1:] + [solver.xs[-1]]
+        shifted = list(solver.us)[1:] + [solver.us[-1]]
         problem.circularAppend(sequence[args.knots + tick])
+        # an impulse model (touchdown) has no control: where the shift puts a control on an impulse
+        # model, or an impulse model's empty slot on a running model, the slot is zeros of its size
+        us = [u if len(u) == m.nu else np.zeros(m.nu) for u, m in zip(shifted, problem.runningModels)]
         problem.x0 = x
         xs[0] = x
         start = time.perf_counter()

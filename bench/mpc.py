@@ -25,7 +25,7 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   8 s with gusts of 2 N for 0.5 s at 2 s (+y) and 5 s (+x), in our simulator:
   the position RMS against the reference.
 
-    python bench/mpc.py [--sections ticks,push] [--trials 20] [--duration 10] [--delay measured]
+    python bench/mpc.py [--sections ticks,push] [--trials 20] [--duration 10] [--delay measured] [--compile] [--modes rti]
 """
 from __future__ import annotations
 
@@ -56,11 +56,15 @@ DIRECTIONS = {"sagittal": 0.0, "lateral": 90.0}
 _CONTROLLERS: Dict[tuple, tuple] = {}
 
 
+#: Compile the controllers' functions to C (``--compile``; the virtual machine otherwise).
+COMPILE = {"on": False}
+
+
 def controller(name: str, mode: str) -> tuple:
     """The task and controller of ``name`` in ``mode``, built once per run of this script (a closed loop resets it)."""
     if (name, mode) not in _CONTROLLERS:
         task = mpc_task(problems.get(name))
-        _CONTROLLERS[name, mode] = task, task.controller(mode=mode)
+        _CONTROLLERS[name, mode] = task, task.controller(mode=mode, compile=COMPILE["on"])
     return _CONTROLLERS[name, mode]
 
 
@@ -95,7 +99,7 @@ def ticks_section(args: argparse.Namespace) -> None:
     print(f"\n## ticks: go1-trot in place, {args.duration} s, delay {args.delay}")
     print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s}  outcome")
     rows = {}
-    for mode in ("rti", "converged"):
+    for mode in args.modes.split(","):
         s = run("go1-trot", args.duration, args.delay, mode=mode)
         rows[mode] = s
         print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e}  {'fell' if s.fell else 'ok'}")
@@ -116,7 +120,7 @@ def long_section(args: argparse.Namespace) -> None:
 def push_section(args: argparse.Namespace) -> None:
     print(f"\n## push: go1-trot, {args.trials} trials per level and direction, random phase, delay {args.delay}")
     rng = np.random.default_rng(args.seed)
-    period = mpc_task(problems.get("go1-trot")).legged.period
+    period = float(mpc_task(problems.get("go1-trot")).legged.timeline.period[0])
     print(f"{'N s':>5s} " + " ".join(f"{d:>10s}" for d in DIRECTIONS))
     for impulse in IMPULSES:
         rates = []
@@ -157,7 +161,10 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--delay", default="measured")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--compile", action="store_true", help="the controllers' functions compiled to C (a long first build)")
+    parser.add_argument("--modes", default="rti,converged", help="modes of the ticks section")
     args = parser.parse_args()
+    COMPILE["on"] = args.compile
     args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):

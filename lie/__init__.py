@@ -7,7 +7,7 @@ OCS2 order), ``rotations`` (the parameterization classes ``UnitQuaternion``,
 ``MRP``, ``RodriguesParam``, ``Cayley``, ``EulerZYX``, ``RotationVec``, each
 also the type of a rotation held in it), ``lie_state``
 (``LieState``/``QuatState`` error-state maps), ``rbstate`` (``RBState``).
-Conventions: /work/shared/DESIGN.md.
+Conventions (quaternion order, frames, error states): docs/conventions.md.
 """
 from .cayley import cayley_to_quat, quat_to_cayley
 from .euler import (

@@ -36,7 +36,13 @@ from .rotations import ROTATIONS, UnitQuaternion
 
 
 class LieState:
-    """``[x_0; p_1; x_1; ...; p_N; x_N]`` with vector sizes ``partition`` (see module docstring).
+    """A state ``[x_0; p_1; x_1; ...; p_N; x_N]``: vectors of sizes ``partition`` between rotations ``p_i``.
+
+    Each ``p_i`` is held in the parameterization ``rotation`` (4 numbers for a
+    :class:`~lie.UnitQuaternion`, 3 for the others). Its error state
+    subtracts the vector parts as they are and takes each rotation's error as
+    the axis-angle of ``conj(p0_i) * p_i`` (3 numbers): :meth:`state_error`,
+    with its inverse :meth:`apply_dx`.
 
     ``LieState(UnitQuaternion, (3, 2, 3))`` and ``LieState(UnitQuaternion, 3, 2, 3)``
     are the same 16-element state ``[v3, q, v2, q, v3]``.

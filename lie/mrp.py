@@ -5,7 +5,7 @@ and ``-q`` give two MRPs, ``p`` and its *shadow* ``-p/|p|^2``; the canonical
 choice (``w >= 0``) has ``|p| <= 1``, i.e. ``th <= pi``. The set is singular
 at ``th = 2 pi`` (``w = -1``), never reached by the canonical choice.
 
-Kinematics with the body angular velocity ``w_b`` (DESIGN.md conventions)::
+Kinematics with the body angular velocity ``w_b`` (docs/conventions.md)::
 
     pdot = K(p) w_b,  K(p) = 1/4 [(1 - p.p) I + 2 skew(p) + 2 p p^T]
     w_b = K(p)^-1 pdot,  K(p)^-1 = 4/(1 + p.p)^2 [(1 - p.p) I - 2 skew(p) + 2 p p^T]

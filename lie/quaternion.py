@@ -1,6 +1,6 @@
 """Unit quaternions: products, attitude Jacobian, rotation matrices, axis-angle.
 
-Conventions (DESIGN.md): ``q = [qw, qx, qy, qz]``, Hamilton product, ``q``
+Conventions (docs/conventions.md): ``q = [qw, qx, qy, qz]``, Hamilton product, ``q``
 rotates body vectors into the world, ``p_world = quat_to_rot(q) @ p_body``.
 ``q1 * q2 = L_mult(q1) @ q2 = R_mult(q2) @ q1``. With ``H = [0; I3]`` the
 attitude Jacobian is ``G(q) = L_mult(q) @ H`` and ``qdot = 0.5 G(q) w`` for the

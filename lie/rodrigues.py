@@ -5,7 +5,7 @@ and ``-q`` give the same ``g``. Singular at ``th = pi`` (``w = 0``), so a
 problem that turns that far needs quaternions (or MRPs, singular at 2 pi).
 The same map is called the Cayley map in RobotDynamics.jl (:mod:`lie.cayley`).
 
-Kinematics with the body angular velocity ``w_b`` (DESIGN.md conventions)::
+Kinematics with the body angular velocity ``w_b`` (docs/conventions.md)::
 
     gdot = K(g) w_b,  K(g) = 1/2 (I + skew(g) + g g^T)
     w_b = K(g)^-1 gdot,  K(g)^-1 = 2/(1 + g.g) (I - skew(g))

@@ -96,7 +96,11 @@ def _turned(q0: Any, dphi: Any) -> Any:
 
 
 class RotationParam:
-    """Base of the parameterizations: the public maps, written once (see module docstring).
+    """Base of the attitude parameterizations (:class:`UnitQuaternion`, :class:`MRP`, ...): the maps, written once.
+
+    Every parameterization converts to and from unit quaternions
+    ``[qw, qx, qy, qz]`` (body to world) and rotation matrices, and gives its
+    kinematics ``pdot = K(p) w`` for the body angular velocity ``w`` (rad/s).
 
     A subclass sets ``size``, ``name`` and four plain functions: ``_to_quat``,
     ``_from_quat``, ``_kinematics`` (``K(p)``) and ``_kinematics_inv`` (``K(p)^-1``).
@@ -292,7 +296,7 @@ class Cayley(RodriguesParam):
     The very same numbers and maps as :class:`RodriguesParam` (a subclass of
     it), under the name a RobotDynamics.jl user looks for. Sign-free; singular
     at a half turn. As an attitude its error is still this package's
-    axis-angle (module docstring), not the Cayley error of Rotations.jl.
+    axis-angle (the full rotation angle), not the Cayley error of Rotations.jl.
     """
 
     name = "Cayley"

@@ -2,8 +2,8 @@
 
 CasADi's SX virtual machine costs a few ns per instruction; the same function
 generated as C (``casadi.CodeGenerator``) and compiled with gcc -O1 runs Go1's
-dynamics and their Jacobians 10-16x faster (``bench/dynamics.py``). Design
-rule 5: the library is built once, cached outside the repository, keyed by a
+dynamics and their Jacobians 10-16x faster (``bench/dynamics.py``). The
+library is built once, cached outside the repository, keyed by a
 hash of the function, and never rebuilt while the function is unchanged; the
 pure-CasADi path keeps working without a compiler.
 
@@ -16,7 +16,10 @@ pure-CasADi path keeps working without a compiler.
   ``<function name>_<key>.so.sha256`` holding the library's sha256 and size.
 - Compiler: ``compiler``, else ``$CC``, else ``gcc``, called as
   ``<compiler> -shared -fPIC <opt> file.c -o file.so -lm`` (``opt`` may hold
-  several flags, e.g. ``"-O3 -march=native"``).
+  several flags, e.g. ``"-O3 -march=native"``). The C of a large function is
+  first cut into chunks and files (:mod:`models.chunked_c`: gcc's time grows
+  faster than linearly with the size of a function); its files are compiled
+  in parallel (``-c``) and linked with ``-shared``.
 
 Concurrency and integrity (threads and processes alike, e.g. Dask workers
 building the same stage functions):
@@ -72,9 +75,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
 import casadi as ca
+
+from .chunked_c import CHUNK_STATEMENTS, PART_STATEMENTS, split_source
+from .compile_progress import CompileProgress
 
 try:
     import fcntl
@@ -84,8 +90,9 @@ except ImportError:  # Windows: no advisory locks; publication stays atomic
 #: Default optimization flag: on generated dynamics code as fast as -O3 (or faster), and gcc
 #: takes 2 s instead of 15-30 s on a 40-50k-instruction Jacobian (bench/dynamics.py --structures).
 DEFAULT_OPT = "-O1"
-#: Layout version, part of every key: libraries of an older layout (without checksums) are never hit.
-CACHE_FORMAT = "2"
+#: Layout version, part of every key: libraries of an older layout (without checksums, or
+#: compiled from unchunked C) are never hit.
+CACHE_FORMAT = "3"
 _SUFFIX = ".dll" if sys.platform == "win32" else ".so"
 _CHECKSUM = ".sha256"
 #: errno values of a folder that cannot be written (its files stay readable).
@@ -113,8 +120,10 @@ class Library:
     """A compiled function's shared library.
 
     ``built`` is False when the library came from the cache; ``codegen_seconds``
-    and ``compile_seconds`` are the time spent generating C and in the compiler
-    (both 0 for a cache hit).
+    and ``compile_seconds`` are the wall time spent generating C and in the
+    compiler, ``compiler_cpu_seconds`` the compiler's CPU time (user + system
+    of its processes: what load on the machine changes least); all 0 for a
+    cache hit.
     """
 
     path: Path
@@ -122,6 +131,7 @@ class Library:
     built: bool
     codegen_seconds: float
     compile_seconds: float
+    compiler_cpu_seconds: float = 0.0
 
     def load(self) -> ca.Function:
         """The compiled function, loaded with ``casadi.external``."""
@@ -136,10 +146,10 @@ def default_cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "trajopt"
 
 
-def function_key(f: ca.Function, compiler: str, opt: str) -> str:
-    """Hex sha256 of the serialized function, the compiler, the flags, CasADi's version, the platform and :data:`CACHE_FORMAT`."""
+def function_key(f: ca.Function, compiler: str, opt: str, chunk: Optional[int] = CHUNK_STATEMENTS) -> str:
+    """Hex sha256 of the serialized function, the compiler, the flags, the chunk and file sizes (:mod:`models.chunked_c`), CasADi's version, the platform and :data:`CACHE_FORMAT`."""
     h = hashlib.sha256()
-    for part in (f.serialize(), compiler, opt, ca.__version__, platform.machine(), sys.platform, CACHE_FORMAT):
+    for part in (f.serialize(), compiler, opt, f"{chunk}/{PART_STATEMENTS}", ca.__version__, platform.machine(), sys.platform, CACHE_FORMAT):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -272,25 +282,104 @@ def _entry_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _compile(f: ca.Function, exe: str, opt: str, library: Path, entry: str) -> Tuple[float, float]:
-    """Generate C and compile it in a temporary folder beside ``library``, then publish checksum and library. Returns the two timings."""
+def _run_compiler(cmd: List[str], log: Path) -> Tuple[int, float]:
+    """Run ``cmd`` with its output in ``log``; its exit status and CPU seconds (user + system of it and its children)."""
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    if not hasattr(os, "wait4"):  # not POSIX: no per-process CPU time
+        return proc.wait(), 0.0
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; keeps Popen from waiting again
+    return proc.returncode, usage.ru_utime + usage.ru_stime
+
+
+def _run_compilers(name: str, commands: List[List[str]], folder: Path, slots: threading.Semaphore) -> float:
+    """Run ``commands`` at once, each holding one of the compiler ``slots``; their CPU seconds.
+
+    Raises ``RuntimeError`` with the output of the first command that fails (``name``: the function compiled).
+    """
+
+    def run(k: int) -> Tuple[int, float]:
+        with slots:
+            return _run_compiler(commands[k], folder / f"compiler{k}.log")
+
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        results = list(pool.map(run, range(len(commands))))
+    for k, (status, _) in enumerate(results):
+        if status != 0:
+            log = (folder / f"compiler{k}.log").read_text(errors="replace")
+            raise RuntimeError(f"compiling {name} failed ({' '.join(commands[k])}):\n{log[-2000:]}")
+    return sum(cpu for _, cpu in results)
+
+
+def _compile(f: ca.Function, exe: str, opt: str, chunk: Optional[int], library: Path, entry: str, slots: threading.Semaphore) -> Tuple[float, float, float]:
+    """Generate C and compile it in a temporary folder beside ``library``, then publish checksum and library.
+
+    Unless ``chunk`` is ``None`` the C is cut into chunks of ``chunk`` statements and split into files
+    (:func:`models.chunked_c.split_source`) compiled at once, each holding one of the compiler ``slots``,
+    and linked. Returns codegen seconds, compiler seconds (wall) and compiler CPU seconds.
+    """
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=f".{entry}.build-") as tmp:
         t0 = time.perf_counter()
         source = ca.CodeGenerator(f"{f.name()}.c", {"with_header": False})
         source.add(f)
-        c_file = source.generate(tmp + os.sep)
+        c_file = Path(source.generate(tmp + os.sep))
+        files = [c_file]
+        if chunk is not None:
+            texts = split_source(c_file.read_text(), chunk)
+            files = [c_file.with_name(f"{c_file.stem}_part{k}.c") if k else c_file for k in range(len(texts))]
+            for path, text in zip(files, texts):
+                path.write_text(text)
         t1 = time.perf_counter()
         tmp_lib = Path(tmp) / library.name
-        cmd = [exe, "-shared", "-fPIC", *shlex.split(opt), c_file, "-o", str(tmp_lib), "-lm"]
-        run = subprocess.run(cmd, capture_output=True, text=True)
+        flags = ["-fPIC", *shlex.split(opt)]
+        if len(files) == 1:
+            cpu = _run_compilers(f.name(), [[exe, "-shared", *flags, str(c_file), "-o", str(tmp_lib), "-lm"]], Path(tmp), slots)
+        else:
+            objects = [str(path.with_suffix(".o")) for path in files]
+            cpu = _run_compilers(f.name(), [[exe, "-c", *flags, str(path), "-o", o] for path, o in zip(files, objects)], Path(tmp), slots)
+            cpu += _run_compilers(f.name(), [[exe, "-shared", *flags, *objects, "-o", str(tmp_lib), "-lm"]], Path(tmp), slots)
         t2 = time.perf_counter()
-        if run.returncode != 0 or not tmp_lib.is_file():
-            raise RuntimeError(f"compiling {f.name()} failed ({' '.join(cmd)}):\n{run.stderr[-2000:]}")
+        if not tmp_lib.is_file():
+            raise RuntimeError(f"compiling {f.name()} failed: the compiler wrote no library {os.fspath(tmp_lib)!r}")
         tmp_sum = Path(tmp) / _checksum_path(library).name
         tmp_sum.write_text(_fingerprint(tmp_lib) + "\n")
         os.replace(tmp_sum, _checksum_path(library))
         os.replace(tmp_lib, library)
-    return t1 - t0, t2 - t1
+    return t1 - t0, t2 - t1, cpu
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """Where the library of one function, compiled with one compiler and set of flags, lives in the cache."""
+
+    root: Path
+    library: Path
+    function: str
+
+    @property
+    def name(self) -> str:
+        """``<function name>_<key>``: the library's file name without suffix."""
+        return self.library.name[: -len(_SUFFIX)]
+
+    def cached(self) -> Optional[Library]:
+        """The verified library when the cache holds it, else ``None``."""
+        return Library(self.library, self.function, False, 0.0, 0.0) if _corruption(self.library) is None else None
+
+
+def _entry(f: ca.Function, opt: str, cache_dir: Union[str, Path, None], compiler: Optional[str], chunk: Optional[int]) -> _Entry:
+    """The cache entry of ``f`` (module docstring), after checking that the cache folder is private."""
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    if cache_dir is None and not os.environ.get("TRAJOPT_CACHE"):
+        _make_default_private(root)
+    _existing_folders_private(root)
+    key = function_key(f, _compiler_name(compiler), opt, chunk)
+    return _Entry(root, root / "compiled" / f"{f.name()}_{key[:24]}{_SUFFIX}", f.name())
+
+
+def _check_chunk(chunk: Optional[int]) -> None:
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+        raise ValueError(f"chunk: expected None or an int >= 1 (statements per chunk), got {chunk!r}")
 
 
 def build_library(
@@ -298,50 +387,60 @@ def build_library(
     opt: str = DEFAULT_OPT,
     cache_dir: Union[str, Path, None] = None,
     compiler: Optional[str] = None,
-    on_build: Optional[Callable[[Path], None]] = None,
+    chunk: Optional[int] = CHUNK_STATEMENTS,
+    jobs: Optional[int] = None,
 ) -> Library:
     """Generate C for ``f`` and compile it into the cache, unless the cache has it (module docstring).
 
-    ``on_build(folder)`` is called just before the compiler runs (never on a cache hit). Raises :class:`CompilerNotFound` when the compiler is missing (and the
+    ``chunk``: statements per chunk of the generated C (:mod:`models.chunked_c`;
+    ``None`` compiles CasADi's C as it is, in one file). ``jobs``: compiler
+    processes at once for the files of a large function (default: the number
+    of CPUs). Raises :class:`CompilerNotFound` when the compiler is missing (and the
     library is not cached), ``RuntimeError`` with the compiler's output when
     compilation fails, and :class:`UnsafeCacheError` for a cache folder other
     users may write. Issues a :class:`CacheWarning` when it rebuilds a corrupt
     entry or the cache is read-only.
     """
-    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    default = cache_dir is None and not os.environ.get("TRAJOPT_CACHE")
+    _check_chunk(chunk)
+    slots = _compiler_slots(jobs)
+    entry = _entry(f, opt, cache_dir, compiler, chunk)
+    return entry.cached() or _build(f, entry, opt, compiler, chunk, slots)
+
+
+def _compiler_slots(jobs: Optional[int]) -> threading.Semaphore:
+    """How many compiler processes may run at once: ``jobs``, else the number of CPUs."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs: expected None or an int >= 1, got {jobs!r}")
+    return threading.BoundedSemaphore(jobs or os.cpu_count() or 1)
+
+
+def _build(f: ca.Function, entry: _Entry, opt: str, compiler: Optional[str], chunk: Optional[int], slots: threading.Semaphore) -> Library:
+    """Compile ``f`` into ``entry`` under the entry's lock (or into the fallback folder of a read-only cache);
+    its compiler processes each hold one of ``slots``."""
     name = _compiler_name(compiler)
-    entry = f"{f.name()}_{function_key(f, name, opt)[:24]}"
-    if default:
-        _make_default_private(root)
-    _existing_folders_private(root)
-    library = root / "compiled" / (entry + _SUFFIX)
-    if _corruption(library) is None:
-        return Library(library, f.name(), False, 0.0, 0.0)
     exe = shutil.which(name)
     if exe is None:
         raise CompilerNotFound(f"compiler: C compiler {name!r} not found")
-    folder = _writable_folder(root)
+    library = entry.library
+    folder = _writable_folder(entry.root)
     if folder is None:
         problem = _corruption(library)
         if problem != "missing":
-            warnings.warn(f"compiled cache entry {os.fspath(library)!r} is corrupt ({problem}) and its cache read-only: ignored", CacheWarning, stacklevel=2)
-        folder = _fallback_folder(root)
+            warnings.warn(f"compiled cache entry {os.fspath(library)!r} is corrupt ({problem}) and its cache read-only: ignored", CacheWarning, stacklevel=3)
+        folder = _fallback_folder(entry.root)
         library = folder / library.name
-    with _entry_lock(folder / f"{entry}.lock"):
+    with _entry_lock(folder / f"{entry.name}.lock"):
         problem = _corruption(library)
         if problem is None:  # another builder published it while this one waited
             return Library(library, f.name(), False, 0.0, 0.0)
         if problem != "missing":
-            warnings.warn(f"compiled cache entry {os.fspath(library)!r} is corrupt ({problem}): removed and rebuilt", CacheWarning, stacklevel=2)
+            warnings.warn(f"compiled cache entry {os.fspath(library)!r} is corrupt ({problem}): removed and rebuilt", CacheWarning, stacklevel=3)
         for stale in (library, _checksum_path(library)):
             stale.unlink(missing_ok=True)
-        for stale in folder.glob(f".{entry}.build-*"):  # left by a builder that died (this entry's lock is ours)
+        for stale in folder.glob(f".{entry.name}.build-*"):  # left by a builder that died (this entry's lock is ours)
             shutil.rmtree(stale, ignore_errors=True)
-        if on_build is not None:
-            on_build(folder)
-        codegen, compile_seconds = _compile(f, exe, opt, library, entry)
-    return Library(library, f.name(), True, codegen, compile_seconds)
+        codegen, compile_seconds, cpu = _compile(f, exe, opt, chunk, library, entry.name, slots)
+    return Library(library, f.name(), True, codegen, compile_seconds, cpu)
 
 
 def compile_function(
@@ -366,40 +465,56 @@ def compile_functions(
     cache_dir: Union[str, Path, None] = None,
     compiler: Optional[str] = None,
     jobs: Optional[int] = None,
-    announce: bool = False,
+    progress: Optional[TextIO] = None,
+    what: str = "functions",
+    chunk: Optional[int] = CHUNK_STATEMENTS,
 ) -> List[ca.Function]:
-    """Each of ``functions`` as :func:`compile_function` returns it, compiling up to ``jobs`` at once.
+    """Each of ``functions`` as :func:`compile_function` returns it, with up to ``jobs`` compiler processes at once.
 
-    ``jobs`` defaults to the number of CPUs. With ``announce``, one line on
-    stderr says that gcc runs (only when some library is not cached yet: it
-    can take a minute). Functions that could not be
+    ``jobs`` defaults to the number of CPUs; the files of one large function
+    (:func:`models.chunked_c.split_source`) compile in parallel as well as
+    different functions do. The functions missing from the
+    cache are compiled largest first (by SX instructions), so the longest
+    compilation never starts last and leaves the other cores idle. With a
+    ``progress`` stream (``sys.stderr``), a status line names the compiler,
+    the cache folder, how many of the ``what`` are done and the elapsed time
+    (:mod:`models.compile_progress`; nothing when every library is cached).
+    ``chunk``: as :func:`build_library`. Functions that could not be
     compiled (no compiler, a compiler error, a cache that cannot hold the
     library) come back unchanged, with one :class:`CompilerWarning` naming
     them; an unsafe cache folder raises :class:`UnsafeCacheError`.
     """
+    _check_chunk(chunk)
+    slots = _compiler_slots(jobs)
     functions = list(functions)
-    if not functions:
-        return []
+    entries = [_entry(f, opt, cache_dir, compiler, chunk) for f in functions]
+    libraries: List[Union[Library, Exception, None]] = [entry.cached() for entry in entries]
+    missing = sorted((i for i, lib in enumerate(libraries) if lib is None), key=lambda i: -functions[i].n_instructions())
+    if missing:
+        reporter = None
+        if progress is not None:
+            reporter = CompileProgress(len(missing), what, _compiler_name(compiler), os.fspath(entries[missing[0]].root / "compiled"), progress).start()
 
-    said = threading.Event()
+        def build(i: int) -> Union[Library, Exception]:
+            try:
+                return _build(functions[i], entries[i], opt, compiler, chunk, slots)
+            except (UnsafeCacheError, NotADirectoryError):  # a cache setting to fix, not a compiler to miss
+                raise
+            except (CompilerNotFound, RuntimeError, OSError) as err:
+                return err
+            finally:
+                if reporter is not None:
+                    reporter.done()
 
-    def say(folder: Path) -> None:
-        if announce and not said.is_set():
-            said.set()
-            print(f"trajopt: compiling stage functions with {_compiler_name(compiler)}, once (cached in {folder})", file=sys.stderr, flush=True)
-
-    def build(f: ca.Function) -> Union[Library, Exception]:
+        workers = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
         try:
-            return build_library(f, opt, cache_dir, compiler, on_build=say)
-        except (UnsafeCacheError, NotADirectoryError):  # a cache setting to fix, not a compiler to miss
-            raise
-        except (CompilerNotFound, RuntimeError, OSError) as err:
-            return err
-
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(functions)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:  # the compilers run as subprocesses, in parallel
-        libraries = list(pool.map(build, functions))
+            with ThreadPoolExecutor(max_workers=workers) as pool:  # the compilers run as subprocesses, in parallel
+                for i, lib in zip(missing, pool.map(build, missing)):
+                    libraries[i] = lib
+        finally:
+            if reporter is not None:
+                reporter.close(sum(lib.compiler_cpu_seconds for lib in libraries if isinstance(lib, Library)))
     failed = [f"{f.name()}: {lib}" for f, lib in zip(functions, libraries) if isinstance(lib, Exception)]
     if failed:
         warnings.warn(f"{len(failed)} function(s) run on CasADi's virtual machine: " + "; ".join(failed), CompilerWarning, stacklevel=2)
-    return [f if isinstance(lib, Exception) else lib.load() for f, lib in zip(functions, libraries)]
+    return [lib.load() if isinstance(lib, Library) else f for f, lib in zip(functions, libraries)]

@@ -18,8 +18,8 @@ bodies) in one of two formulations of
   contact dynamics (:mod:`models.multibody.contact`): ``a`` and ``f`` are
   functions of ``(x, u)`` and of the stance mask ``s`` (nc,), the model's
   dynamics parameters (:attr:`dynamics_param_dim` = nc, one column per knot).
-  The state derivative is ``[E(q) v; a(x, u, s)]``; :meth:`contact_forces`
-  gives ``f(x, u, s)``. Symbolic calls on MX keep one call node whose Jacobian
+  The state derivative is ``[E(q) v; a(x, u, s)]``; the legged problem's
+  :meth:`~trajopt.legged.ocp.LeggedProblem.contact_forces` gives ``f(x, u, s)``. Symbolic calls on MX keep one call node whose Jacobian
   is the RNEA identity's (:attr:`symbol_type` is MX, so the NLP differentiates
   stage functions with it).
 

@@ -4,7 +4,7 @@ For a model ``xdot = f(x, u, t, d)``, the rows of ``f`` that a control can
 change, ``f_a(x, u)`` (the rows whose Jacobian ``df/du`` is not structurally
 zero: the velocity derivatives of a mechanical system; never ``qdot = E(q) v``),
 should vanish for the model to stay at ``x``. The equilibrium control is the
-bounded least-squares solution
+bounded least-squares solution::
 
     u* = argmin_{lb <= u <= ub} |f_a(x, u, t, d)|^2
 
@@ -45,7 +45,8 @@ STEP_TOL = 1e-12
 
 def equilibrium_residual_function(model: Any) -> ca.Function:
     """``(x, u, t, [d]) -> (f_a, J_a, affine)``: the control-dependent rows of the model's
-    ``xdot`` (module docstring), their Jacobian with respect to ``u``, and 1 when that
+    ``xdot`` (the rows that vanish at an equilibrium: velocity rates of a mechanical
+    system, never ``qdot = E(q) v``), their Jacobian with respect to ``u``, and 1 when that
     Jacobian does not depend on ``u`` (0 otherwise)."""
     x, u, t = model.symbols(model.symbol_type)
     d = model.param_symbols(model.symbol_type)
@@ -75,7 +76,9 @@ def _bounded_step(J: np.ndarray, r: np.ndarray, u: np.ndarray, lower: np.ndarray
 
 
 def equilibrium_controls(model: Any, states: np.ndarray, times: np.ndarray, params: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """The equilibrium control (module docstring) at each of ``states`` (K, n), at ``times`` (K,) with
+    """The controls that hold ``model`` still: at each of ``states`` (K, n), the bounded
+    least-squares solution ``u*`` of the control-dependent state rates ``f_a(x, u) = 0``
+    (Gauss-Newton steps from ``clip(0, lower, upper)``), at ``times`` (K,) with
     dynamics parameters ``params`` (K, nd), within ``[lower, upper]`` (K, m): an array (K, m)."""
     fn = model.casadi_function("equilibrium_residual")
     K, m = states.shape[0], model.control_dim

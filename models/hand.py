@@ -45,7 +45,7 @@ from .multibody_model import MultibodyModel
 
 @dataclass(frozen=True)
 class HandDimensions:
-    """Dimensions of :func:`hand_model` (module docstring), SI units."""
+    """Dimensions of :func:`hand_model`'s palm and fingers (m) and their masses (kg)."""
 
     palm_half_width: float = 0.03
     palm_radius: float = 0.015

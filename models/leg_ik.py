@@ -13,7 +13,7 @@ Math. Let ``p`` be the foot relative to the hip joint origin and ``e2 = n x a``,
 so ``(a, e2, n)`` is orthonormal. Rotating by ``q_hip`` about ``a`` keeps the
 component ``p.a`` and rotates the ``(e2, n)`` components; every link offset
 along ``n`` adds up to the constant lateral offset
-``c = n.(hip_to_thigh + thigh + calf)``. Hence, with ``P = (p.e2, p.n)``,
+``c = n.(hip_to_thigh + thigh + calf)``. Hence, with ``P = (p.e2, p.n)``::
 
     (v2, c) = Rot2(-q_hip) P,   v2 = s sqrt(|P|^2 - c^2),
 
@@ -23,7 +23,7 @@ zero joint angles (the foot on the same side of the hip as in the zero pose,
 branch cannot reach the target. In the plane perpendicular to ``n`` (2-D
 coordinates along ``(a, e2)``) the thigh vector ``b`` and the calf vector ``f``
 then solve a two-link problem for ``w = (p.a - t.a, v2 - t.e2)``, ``t`` the
-hip-to-thigh offset:
+hip-to-thigh offset::
 
     |w|^2 = |b|^2 + |f|^2 + 2 |b| |f| cos(psi),
 
@@ -159,7 +159,7 @@ def leg_ik(geometry: LegGeometry, foot_pos_in_base: np.ndarray) -> np.ndarray:
 
     ``foot_pos_in_base`` is ``(3,)`` (or ``(N, 3)``) in the base frame. Returns
     ``(2, 3)`` (or ``(N, 2, 3)``): row 0 the knee solution with negative
-    ``psi``, row 1 the other (see the module docstring), both on the preferred
+    ``psi`` (``psi`` the angle from the thigh to the calf), row 1 the other, both on the preferred
     hip branch (foot on the zero-pose side of the hip) or, where that branch
     cannot reach the target, on the other one; both rows ``NaN`` where no
     branch reaches it. Angles in ``(-pi, pi]``.

@@ -55,6 +55,11 @@ _KNEE_NAME = {1: "forward", -1: "backward", 0: "straight"}
 class LeggedRobot(MultibodyModel):
     """A floating-base robot with 3-joint legs ending in point feet or wheels.
 
+    A robot with four legs whose feet form a front and a hind pair gets
+    :attr:`leg_roles` (``"FL"``, ``"FR"``, ``"HL"``, ``"HR"`` per leg end,
+    :func:`models.quadruped.leg_roles`), through which contact schedules keyed
+    by leg roles find its feet; other robots have ``leg_roles = None``.
+
     Parameters
     ----------
     pin_model:
@@ -77,11 +82,6 @@ class LeggedRobot(MultibodyModel):
         Which way the knees bend in :meth:`init_state`: ``None`` (from the
         URDF, see there), a posture of :data:`KNEE_POSTURES` (four legs), or
         ``"forward"``/``"backward"`` per leg end.
-
-    A robot with four legs whose feet form a front and a hind pair gets
-    :attr:`leg_roles` (``"FL"``, ``"FR"``, ``"HL"``, ``"HR"`` per leg end,
-    :func:`models.quadruped.leg_roles`), through which contact schedules keyed
-    by leg roles find its feet; other robots have ``leg_roles = None``.
     """
 
     def __init__(
@@ -96,13 +96,18 @@ class LeggedRobot(MultibodyModel):
         urdf_path: Optional[str] = None,
         knees: Union[None, str, Sequence[str]] = None,
     ) -> None:
+        #: Friction coefficient of the contacts (Coulomb, unitless).
         self.mu = B.real(mu, "mu", lower=0.0, strict=True)
+        #: Base height above the ground in :meth:`init_state` (m).
         self.standing_height = B.real(standing_height, "standing_height", lower=0.0, strict=True)
+        #: Height of a leg end above the ground when standing (m): 0 for point feet, the wheel radius for wheels.
         self.leg_end_height = B.real(leg_end_height, "leg_end_height", lower=0.0)
         check_model(pin_model)
         frame_names(pin_model, leg_ends, "leg_ends")
         super().__init__(pin_model, kinematics_bodies=leg_ends if kinematics_bodies is None else kinematics_bodies, name=name, urdf_path=urdf_path)
+        #: Frame names at the end of each 3-joint leg (feet or wheel centres), the inverse kinematics' targets.
         self.leg_ends = tuple(leg_ends)
+        #: The legs found from :attr:`leg_ends`: each one's joints and frames in the pinocchio model.
         self.legs = legs_from_feet(pin_model, leg_ends)
         # rows of each leg's (hip, thigh, calf) in the joint vector (nominal order)
         self._leg_rows = [np.asarray(leg.v_indices) - BASE_NV for leg in self.legs]
@@ -110,9 +115,11 @@ class LeggedRobot(MultibodyModel):
         if len(set(rows.tolist())) != len(rows):
             raise ValueError(f"leg_ends: the legs of {list(leg_ends)} share joints")
         try:
+            #: ``"FL"``, ``"FR"``, ``"HL"``, ``"HR"`` per leg end for a quadruped (by the feet's positions), else ``None``.
             self.leg_roles: Optional[tuple[str, ...]] = leg_roles(self.legs)
         except NotAQuadrupedError:
             self.leg_roles = None
+        #: Which way each knee bends in :meth:`init_state` (``"forward"``/``"backward"`` per leg end), or ``None`` for the URDF's choice.
         self.knees = self._knee_request(knees)
 
     def _knee_request(self, knees: Union[None, str, Sequence[str]]) -> Optional[tuple[str, ...]]:

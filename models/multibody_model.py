@@ -7,7 +7,7 @@ kind); each is one ``casadi.Function`` built on first use and cached on the
 model (:meth:`casadi_function`). :meth:`MultibodyModel.compile` moves the
 numeric calls of the hot functions to generated C (:mod:`models.compiled`).
 
-Conventions (DESIGN.md):
+Conventions (docs/conventions.md):
 
 - ``x = [q; v]``, ``q = [x, y, z, qw, qx, qy, qz, joints]`` for a floating base
   (position in the world frame), ``v = [v_body, w_body, joint rates]``.
@@ -445,7 +445,8 @@ class MultibodyModel(LieGroupModel):
 
         With actuator torques ``u`` (nu,) as second argument the second matrix
         is ``d vdot/du = M^-1 B`` (nv x nu). Computed as ``-M^-1 d rnea/dx`` at
-        ``a = vdot`` (see the module docstring for the quaternion columns).
+        ``a = vdot``. The columns of the quaternion are derivatives with respect to the raw
+        quaternion: multiply by ``E(q)`` (:meth:`velocity_kinematics`) for tangent derivatives.
         """
         x = self._x(x)
         tau, input_map = self._input(tau)

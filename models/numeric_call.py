@@ -17,7 +17,7 @@ import numpy as np
 
 
 class NumericCall:
-    """``fn(*args)`` on numeric arguments through bound buffers (module docstring)."""
+    """``fn(*args)`` on numeric arguments through preallocated input and output buffers: the fast path of numeric model calls."""
 
     def __init__(self, fn: ca.Function) -> None:
         self.fn = fn

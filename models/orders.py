@@ -72,14 +72,17 @@ class StateOrder:
 
     @property
     def nq(self) -> int:
+        """Configuration size (the number of configuration names)."""
         return len(self.config_names)
 
     @property
     def nv(self) -> int:
+        """Velocity size (the number of velocity names)."""
         return len(self.vel_names)
 
     @property
     def nu(self) -> int:
+        """Control size (the number of torque names)."""
         return len(self.torque_names)
 
 

@@ -47,14 +47,18 @@ class PointMassChain(Model):
     the first mass (a cart sliding along y) to each following one.
     """
 
+    #: Gravity (m/s^2), along world -z.
     gravity: float = 9.81
     #: Whether the first point mass is a cart on a rail along +y (the chain starts there, not at a pivot).
     has_cart: bool = False
 
     def __init__(self, masses: Sequence[float], input_matrix: np.ndarray, u_max: float = np.inf) -> None:
         super().__init__()
+        #: The point masses (kg), in the order of :meth:`mass_positions`.
         self.masses = np.array([B.real(m, "mass", lower=0.0, strict=True) for m in np.atleast_1d(B.numeric_array(masses, "masses"))])
+        #: ``B`` (nv x nu): the generalized forces ``B u`` of the controls.
         self.input_matrix = np.asarray(input_matrix, dtype=float)
+        #: Bound on every control's magnitude (N or N m; ``inf``: unbounded).
         self.u_max = B.real(u_max, "u_max", lower=0.0, strict=True, allow_inf=True)
         self._manipulator = self._build_manipulator()
 

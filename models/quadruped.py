@@ -85,7 +85,8 @@ def _describe_branches(model: pin.Model, children: list[list[int]]) -> str:
 
 
 def find_feet(pin_model: pin.Model) -> tuple[str, str, str, str]:
-    """The foot frames of a quadruped's four legs, in :data:`LEG_ROLES` order (module docstring).
+    """The foot frames of a quadruped's four legs, in :data:`LEG_ROLES` order (FL, FR, HL, HR):
+    each leg's leaf frame after three revolute joints, given its role by its position.
 
     Raises :class:`NotAQuadrupedError` with one line saying why when the model
     has no floating base, or not exactly four legs of three revolute joints

@@ -76,11 +76,21 @@ def _call_with_time(method: Callable[..., Any], x: Any, u: Any, t: Any) -> Any:
 
 
 class RigidBody(LieGroupModel):
-    """Base class of single-rigid-body models (see module docstring).
+    """Base class of single-rigid-body models with state ``[r; p; v; w]``.
 
-    ``rotation`` is a parameterization class or its name; ``mass`` (kg) and
-    ``inertia`` (body frame, (3,) diagonal or (3, 3)) may be given here or
-    later with :meth:`set_mass_properties`.
+    ``r`` position (m, world frame), ``p`` attitude (body to world) in the
+    parameterization ``rotation``, ``v`` linear velocity (m/s, world frame, or
+    body frame with ``velocity_frame="body"``), ``w`` angular velocity
+    (rad/s, body frame). A subclass sets its control size (``control_dim``)
+    and the force (N, world frame) and moment (N m, body frame, about the
+    centre of mass) of the controls: :meth:`forces` and :meth:`moments`, or
+    :meth:`wrenches`; the equations of motion are in :mod:`models.rigid_body`.
+
+    ``rotation`` is a parameterization class of :mod:`lie` or its name
+    (``"quaternion"``, ``"mrp"``, ``"rodrigues"``, ``"cayley"``,
+    ``"euler_zyx"``, ``"rotationvec"``); ``mass`` (kg) and ``inertia`` (body
+    frame, about the centre of mass, kg m^2, (3,) diagonal or (3, 3)) may be
+    given here or later with :meth:`set_mass_properties`.
     """
 
     name = "rigid_body"

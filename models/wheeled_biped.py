@@ -60,7 +60,7 @@ UNLIMITED = np.finfo(float).max
 
 @dataclass(frozen=True)
 class BipedDimensions:
-    """Dimensions and limits of :func:`wheeled_biped_model` (module docstring), SI units."""
+    """Dimensions (m), masses (kg) and limits (N m, rad) of :func:`wheeled_biped_model`'s base, legs and wheels."""
 
     base_size: Tuple[float, float, float] = (0.20, 0.30, 0.12)
     base_mass: float = 6.0
@@ -104,7 +104,7 @@ def _link(mass: float, length: float, radius: float) -> pin.Inertia:
 
 
 def wheeled_biped_model(dims: BipedDimensions = BipedDimensions()) -> pin.Model:
-    """The biped's ``pinocchio.Model`` (free-flyer root, module docstring)."""
+    """The biped's ``pinocchio.Model``: a free-flyer base box, two legs (hip, knee) and a wheel on each shin."""
     model = pin.Model()
     model.name = "wheeled_biped"
     root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root_joint")
@@ -137,7 +137,7 @@ def wheeled_biped_model(dims: BipedDimensions = BipedDimensions()) -> pin.Model:
 
 
 class WheeledBiped(LeggedRobot):
-    """The wheeled biped as a PinnZoo-style model (module docstring).
+    """The wheeled biped as a :class:`~models.MultibodyModel`: ``nq = 15``, ``nv = 14``, 8 actuated joints.
 
     ``mu``: friction coefficient of the wheels; ``kinematics``: ``"contact"``
     (ground contact points) or ``"center"`` (wheel centers);

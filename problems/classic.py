@@ -24,7 +24,8 @@ from .registry import register
 
 
 def swing_up(model, x_start: Sequence[float], N: int, tf: float, q_weight: float, r_weight: float, name: str) -> Problem:
-    """Rest-to-rest swing-up from ``x_start`` to the upright equilibrium (module docstring)."""
+    """Rest-to-rest swing-up of ``model`` from ``x_start`` to the upright equilibrium in ``tf`` s on ``N``
+    knots, minimizing the control effort, within the control bounds, ending at rest upright."""
     goal = np.zeros(model.state_dim)
     problem = Problem(model, N=N, tf=tf, x0=np.asarray(x_start, dtype=float), name=name)
     problem.add_cost(QuadraticCost(model, np.full(model.error_dim, q_weight), np.full(model.control_dim, r_weight), x_ref=goal))
@@ -34,7 +35,7 @@ def swing_up(model, x_start: Sequence[float], N: int, tf: float, q_weight: float
 
 @register("pendulum")
 def pendulum(N: int = 51, tf: float = 3.0, u_max: float = 5.0) -> Problem:
-    """Pendulum (m = l = 1) from hanging to upright in 3 s with |torque| <= 5 N m.
+    """Pendulum (m = l = 1) from hanging to upright in 3 s with the torque within +-5 N m.
 
     Holding the pendulum horizontal needs 9.81 N m, so it must pump energy by
     swinging back and forth. Cost: Q = 0.01 I, R = 0.1.
@@ -44,7 +45,7 @@ def pendulum(N: int = 51, tf: float = 3.0, u_max: float = 5.0) -> Problem:
 
 @register("cartpole")
 def cartpole(N: int = 50, tf: float = 2.5, u_max: float = 20.0) -> Problem:
-    """Cartpole (cart 1 kg, pole 1 kg at 1 m) swing-up in 2.5 s, cart back at y = 0, |force| <= 20 N.
+    """Cartpole (cart 1 kg, pole 1 kg at 1 m) swing-up in 2.5 s, cart back at y = 0, force within +-20 N.
 
     State ``[y, theta, y_dot, theta_dot]``. Cost: Q = 0.01 I, R = 0.01.
     """
@@ -53,7 +54,7 @@ def cartpole(N: int = 50, tf: float = 2.5, u_max: float = 20.0) -> Problem:
 
 @register("acrobot")
 def acrobot(N: int = 51, tf: float = 5.0, u_max: float = 15.0) -> Problem:
-    """Acrobot (double pendulum, only the elbow driven; masses and lengths 1) swing-up in 5 s, |torque| <= 15 N m.
+    """Acrobot (double pendulum, only the elbow driven; masses and lengths 1) swing-up in 5 s, torque within +-15 N m.
 
     State ``[theta1, theta2, theta1_dot, theta2_dot]`` with ``theta2`` relative.
     Cost: Q = 0.01 I, R = 0.01.
@@ -63,7 +64,7 @@ def acrobot(N: int = 51, tf: float = 5.0, u_max: float = 15.0) -> Problem:
 
 @register("double-cartpole")
 def double_cartpole(N: int = 51, tf: float = 3.0, u_max: float = 60.0) -> Problem:
-    """Double cartpole (all masses and lengths 1) from hanging to both poles upright in 3 s, |force| <= 60 N.
+    """Double cartpole (all masses and lengths 1) from hanging to both poles upright in 3 s, force within +-60 N.
 
     State ``[y, theta1, theta2, y_dot, theta1_dot, theta2_dot]`` (``theta2``
     relative to the first pole). Cost: Q = 0.01 I, R = 0.001.

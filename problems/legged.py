@@ -44,9 +44,14 @@ def go1_trot(
 ) -> LeggedProblem:  # fmt: skip
     """Go1 trot: diagonal leg pairs alternate, the base moving 0.15 m forward in a 0.6 s cycle.
 
-    The timing is in the module docstring; ``step`` is the base displacement
-    per cycle (m); ``torque_scale`` scales the URDF torque limits (the
-    constrained trot of ``bench/go1_trot.py``: mu 0.3, 0.6)."""
+    Each cycle has 30 intervals of 0.02 s: 2 support knots, 13 with the FR+RL
+    pair swinging, 2 support knots, 13 with FL+RR swinging. ``step`` is the
+    base displacement per cycle (m), ``apex`` the swing feet's height (m),
+    ``mu`` the friction coefficient, ``dt`` the knot spacing (s), ``period``
+    the cycle's duration (s), ``N`` the number of knots instead of ``dt``;
+    ``torque_scale`` scales the URDF torque limits (the constrained trot of
+    ``bench/go1_trot.py``: mu 0.3, 0.6). Returns a
+    :class:`trajopt.legged.LeggedProblem`."""
     return _periodic_gait(Go1(mu=mu, torque_scale=torque_scale), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
 
 
@@ -64,7 +69,7 @@ def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: in
 
 @register("go1-stand")
 def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 standing still on four feet for ``duration`` seconds (the balance task of ``trajopt mpc go1-stand``)."""
+    """Go1 standing still on four feet over the horizon (the balance task of ``trajopt mpc go1-stand``)."""
     schedule = gait("stand", dt=dt, period=duration)
     return LeggedProblem(Go1(mu=mu), schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, formulation=formulation, friction=friction, name="go1-stand")
 
@@ -86,7 +91,8 @@ def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float
     """Go1 forward jump of 0.2 m: crouch and push-off, flight, landing.
 
     ``length`` is the jump's length (m), ``knots`` the knot counts of the
-    three phases.
+    three phases (crouch and push-off, flight, landing), ``apex`` the feet's
+    height at mid-flight (m), ``dt`` the knot spacing (s).
 
     The push-off runs at the torque limits, so with collocated controls their
     rate is penalized (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see

@@ -65,10 +65,19 @@ def test_compiled_function_matches_and_is_cached(tmp_path: Path, monkeypatch: py
     for ours, ref in zip(g.map(N_POINTS)(X, Y), f.map(N_POINTS)(X, Y)):
         assert_close(ours.full(), ref.full())
 
-    monkeypatch.setattr(compiled.subprocess, "run", _no_compiler)
+    monkeypatch.setattr(compiled.subprocess, "Popen", _no_compiler)
     again = build_library(small_function(), cache_dir=tmp_path)
     assert not again.built and again.path == lib.path
     assert compile_function(small_function(), cache_dir=tmp_path).class_name() != f.class_name()
+
+
+@pytest.mark.parametrize("name, value", [("jobs", 0), ("jobs", 1.5), ("jobs", True), ("chunk", 0), ("chunk", "1000")])
+def test_bad_jobs_or_chunk_are_refused_before_the_cache_is_read(tmp_path: Path, name: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=f"{name}: expected None or an int >= 1"):
+        build_library(small_function(), cache_dir=tmp_path, **{name: value})
+    with pytest.raises(ValueError, match=f"{name}: expected None or an int >= 1"):
+        compiled.compile_functions([small_function()], cache_dir=tmp_path, **{name: value})
+    assert not (tmp_path / "compiled").exists()
 
 
 def test_cache_key_follows_function_and_flags() -> None:
@@ -78,6 +87,7 @@ def test_cache_key_follows_function_and_flags() -> None:
     assert key != compiled.function_key(small_function(3.0), "gcc", "-O1")
     assert key != compiled.function_key(f, "gcc", "-O3")
     assert key != compiled.function_key(f, "clang", "-O1")
+    assert key != compiled.function_key(f, "gcc", "-O1", chunk=None) != compiled.function_key(f, "gcc", "-O1", chunk=500)
 
 
 def test_missing_compiler_falls_back_with_a_warning(tmp_path: Path) -> None:
@@ -128,7 +138,7 @@ def test_model_compile_serves_numeric_calls(tmp_path: Path, monkeypatch: pytest.
     xs, taus = ca.SX.sym("x", model.nx), ca.SX.sym("tau", model.nv)
     symbolic = ca.Function("fd", [xs, taus], [model.forward_dynamics(xs, taus)])
     assert_close(symbolic(x, tau).full().ravel(), reference.forward_dynamics(x, tau))
-    monkeypatch.setattr(compiled.subprocess, "run", _no_compiler)
+    monkeypatch.setattr(compiled.subprocess, "Popen", _no_compiler)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert floating_body().compile(keys, cache_dir=tmp_path) == keys

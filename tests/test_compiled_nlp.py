@@ -96,7 +96,7 @@ def test_compiled_solve_matches_and_reuses_the_cache(cache: Path, monkeypatch: p
     def no_compiler(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the compiler ran although every library is cached")
 
-    monkeypatch.setattr(compiled.subprocess, "run", no_compiler)
+    monkeypatch.setattr(compiled.subprocess, "Popen", no_compiler)
     again = IpoptSolver(problems.get("cartpole"), compile=True).solve()
     assert compiled_libraries(cache) == built
     assert_close(again.primal, fast.primal)

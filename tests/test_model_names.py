@@ -77,7 +77,7 @@ class ThrustBody(RigidBody):
 
     def forces(self, x, u, t):
         R = self.rotation.to_rot(x[3:7])
-        return R[:, 2] * u[0] - ca.DM([0.0, 0.0, 9.81 * self.mass])
+        return R[:, 2] * u[0] - ca.DM([0.0, 0.0, 9.81 * self.mass()])
 
     def moments(self, x, u, t):
         return u[1:4]

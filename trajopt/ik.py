@@ -11,7 +11,7 @@ with respect to a tangent perturbation ``q (+) delta`` (:func:`trajopt.sim.integ
   world-aligned linear frame Jacobian.
 
 Tasks are stacked (rows scaled by ``sqrt(weight)``) and every iteration takes
-the damped least-squares step
+the damped least-squares step::
 
     delta = argmin |J delta + r|^2 + lambda |delta|^2 = -J^T (J J^T + lambda I)^-1 r,
     q <- q (+) step * delta,
@@ -156,7 +156,15 @@ def clik(
     adaptive_damping: bool = False,
     joint_limits: str = "qp",
 ) -> IKResult:
-    """Solve for a configuration placing the target frames (module docstring).
+    """A configuration (our convention, nq,) that places the target frames, by damped least squares.
+
+    Each iteration stacks the targets' errors (position in m and, for full
+    poses, orientation in rad, each scaled by its weight) and their frame
+    Jacobians and takes the damped least-squares step ``-J^T (J J^T +
+    lambda I)^-1 r`` on the configuration manifold; joint limits are kept by
+    a QP (``joint_limits="qp"``), by clamping (``"clamp"``) or not at all
+    (``"none"``). Returns an :class:`IKResult` (``q``, ``success``, the
+    iterations, the final errors).
 
     ``model``: a MultibodyModel or ``pinocchio.Model``; ``targets``: one or
     several :class:`FrameTarget`; ``q0`` (nq,, our quaternion convention):

@@ -60,7 +60,12 @@ def chart_rate(
 
 
 class Integrator(ABC):
-    """A one-step method applied in the chart of the step's start point (module docstring)."""
+    """A one-step method: from ``x_k`` and a control held over the step, the state ``h`` seconds later.
+
+    It integrates the chart ODE ``sigma' = C(x_k, x_k (+) sigma) f(x_k (+) sigma, u_k, t)``
+    from ``sigma(0) = 0`` and returns ``apply_dx(x_k, sigma(h))``, so each method keeps its
+    classical order on the manifold and quaternions stay unit.
+    """
 
     #: short name ("rk4", ...)
     name: str
@@ -120,12 +125,18 @@ class ImplicitMidpoint(Integrator):
         return sigma_next - h * rate(sigma_next / 2, 0.5)
 
 
+#: Explicit Euler: ``sigma = h f(0, t)`` (order 1).
 EULER = ExplicitRK("euler", 1, [[]], [1.0], [0.0])
-RK2 = ExplicitRK("rk2", 2, [[], [0.5]], [0.0, 1.0], [0.0, 0.5])  # explicit midpoint rule
+#: The explicit midpoint rule (order 2).
+RK2 = ExplicitRK("rk2", 2, [[], [0.5]], [0.0, 1.0], [0.0, 0.5])
+#: Kutta's third-order method (order 3; the contact formulation's multiple shooting).
 RK3 = ExplicitRK("rk3", 3, [[], [0.5], [-1.0, 2.0]], [1 / 6, 2 / 3, 1 / 6], [0.0, 0.5, 1.0])
+#: The classic fourth-order Runge-Kutta method (order 4).
 RK4 = ExplicitRK("rk4", 4, [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]], [1 / 6, 1 / 3, 1 / 3, 1 / 6], [0.0, 0.5, 0.5, 1.0])
+#: The implicit midpoint rule (order 2, symplectic): a defect in an NLP, or Newton's method in a rollout.
 IMPLICIT_MIDPOINT = ImplicitMidpoint()
 
+#: Every integrator by its name (``"euler"``, ``"rk2"``, ``"rk3"``, ``"rk4"``, ``"implicit_midpoint"``), as :func:`get_integrator` takes it.
 INTEGRATORS = {i.name: i for i in (EULER, RK2, RK3, RK4, IMPLICIT_MIDPOINT)}
 
 

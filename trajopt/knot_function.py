@@ -17,6 +17,8 @@ import numpy as np
 from lie import _backend as B
 from models.casadi_names import casadi_name
 
+#: What a cost or constraint takes as its function: a ``casadi.Function`` or a Python callable of
+#: ``(x)``, ``(x, u)`` or ``(x, u, p)`` (see :func:`knot_function`).
 KnotFunctionLike = ca.Function | Callable[..., Any]
 
 

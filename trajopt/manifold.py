@@ -2,7 +2,7 @@
 
 A model's state ``x`` (n,) may hold rotations; its tangent (error) state has
 ``m = model.error_dim`` entries. Around a base point ``x0`` the model defines a
-local chart (DESIGN.md, "Tangent (error) state")::
+local chart (docs/conventions.md, "Error state")::
 
     y = state_error(x, x0)     (m,)   chart coordinates of x, y(x0) = 0
     x = apply_dx(x0, y)        (n,)   its inverse
@@ -15,7 +15,7 @@ with ``C(x0, x0) = model.error_jacobian_T(x0)``. In the chart the dynamics are a
 ordinary ODE on R^m, so any Runge-Kutta or collocation scheme written there
 keeps its order, and the result is mapped back with ``apply_dx`` (which keeps
 quaternions unit). ``C`` brings velocities of different points into the frame
-of ``x0`` (e.g. body-frame velocities of two knots, DESIGN rule 4). Evaluating
+of ``x0`` (e.g. body-frame velocities of two knots, which must not be averaged as they are). Evaluating
 ``C`` differentiates only ``state_error`` (cheap), never the dynamics.
 
 Raw unit quaternions in a decision vector have a free norm direction that the

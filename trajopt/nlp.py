@@ -14,7 +14,7 @@ were added), the interval constraints on ``k -> k+1`` (:mod:`trajopt.interval_co
 then the interval ``k -> k+1`` rows (defect, residual).
 
 Every piece is one ``casadi.Function`` of one knot or interval, mapped over
-its knots with ``Function.map`` (DESIGN rule 3): the knot dynamics
+its knots with ``Function.map`` (one stage function per knot, never one expression repeated N times): the knot dynamics
 ``f(x_k, u_k, t_k, d_k)`` (shared by the two intervals that touch the knot), the
 interval function, each constraint, the unit-norm residual. The mapped outputs
 are stacked and brought into stage order by one permutation. Numeric data
@@ -28,7 +28,7 @@ more coordinates (n) than directions (m = ``model.error_dim``). Instead of
 the tangent perturbation ``d_k`` (m,) of a chart centre ``xbar_k`` (a
 parameter, a unit state on the manifold)::
 
-    x_k = apply_dx(xbar_k, d_k)                         (DESIGN.md: p = pbar + R(qbar) dp, q = qbar exp(dphi))
+    x_k = apply_dx(xbar_k, d_k)                         (p = pbar + R(qbar) dp, q = qbar exp(dphi))
     gap_k = d_{k+1} - state_error(x_end_k, xbar_{k+1})  (m rows, the interval's explicit end state x_end_k)
 
 Every cost and constraint still reads ``x_k``. The gap has the coefficient
@@ -70,7 +70,13 @@ class Trajectory:
 
 
 class NLP:
-    """The transcribed problem: symbols, bounds, parameters and layout (module docstring).
+    """A problem transcribed into a nonlinear program: decision variables, objective, constraints, bounds.
+
+    The decision vector holds the knots' states and controls (or tangent
+    perturbations with ``chart=True``) and the transcription's interval
+    variables in stage order; numeric data (fixed ``tf``, references,
+    constraint parameters) enter through the parameter vector ``p``, so the
+    program is re-solved with new data without being rebuilt.
 
     Attributes used by solvers: ``w``, ``p`` (MX symbols), ``f``, ``g`` (MX
     expressions), ``var_stage`` (stage of each entry of ``w``, -1 for ``tf``)
@@ -433,7 +439,7 @@ class NLP:
 
 
 def chart_functions(model: Any) -> Dict[str, ca.Function]:
-    """The tangent-chart maps of ``model`` (module docstring), SX:
+    """The tangent-chart maps of ``model`` (knots as perturbations ``d`` of reference states ``xbar``), SX:
 
     ``retract(xbar, d) = apply_dx(xbar, d)``, ``error(x, xbar) = state_error(x, xbar)`` and
     ``gap(x_end, d_next, xbar_next) = d_next - state_error(x_end, xbar_next)``.

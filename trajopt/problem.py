@@ -1,6 +1,6 @@
 """The optimal-control problem: model, horizon, costs, constraints, bounds, initial guess.
 
-A :class:`Problem` states *what* to solve, independently of the transcription:
+A :class:`Problem` states *what* to solve, independently of the transcription::
 
     minimize    sum integral_0^tf l(x, u, p) dt + sum phi(x(tf), p_f)
     subject to  xdot = f(x, u, t)                          (model)
@@ -44,7 +44,17 @@ class FreeTime:
 
 
 class Problem:
-    """An optimal-control problem on ``N`` knots (see module docstring).
+    """An optimal-control problem on ``N`` knots ``t_k = k tf / (N - 1)``: model, costs, constraints, bounds.
+
+    It states what to solve, independently of the transcription: minimize the
+    costs added with :meth:`add_cost` (running costs integrated over
+    ``[0, tf]``, terminal costs at ``tf``) subject to the model's dynamics
+    ``xdot = f(x, u, t)``, ``x(0) = x0`` when ``x0`` is given, the
+    constraints added with :meth:`add_constraint` at their knots, and the
+    per-knot state and control bounds (:meth:`bound_states`,
+    :meth:`bound_controls`; the model's ``control_bounds()`` by default).
+    Every call that adds data checks it at once and raises ``ValueError``
+    naming the argument with its expected and actual shape.
 
     :attr:`default_transcription` is what :func:`trajopt.solve` uses when no
     transcription is given, and :attr:`solver_options` are backend options added

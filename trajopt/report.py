@@ -90,7 +90,10 @@ def _generic_lines(solution: Solution, problem: Any) -> list[str]:
 
 
 def solution_report(solution: Solution) -> str:
-    """Multi-line report of ``solution`` (module docstring); the trajectory part needs its problem attached."""
+    """A multi-line report of ``solution`` for a terminal: status, iterations, objective, largest
+    violation and where, build and solve times, and the trajectory's start and end (a legged
+    problem's base and gait diagram, a rigid body's pose and velocities, or the first and last
+    state). The trajectory part needs the solution's problem attached."""
     problem = solution.problem
     worst = int(np.argmax(solution.knot_violation)) if solution.knot_violation.size else 0
     lines = [f"{solution.problem_name or 'problem'}: {solution.status} ({'success' if solution.success else 'FAILED'})"]

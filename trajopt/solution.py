@@ -41,7 +41,13 @@ _ARRAYS = ("times", "states", "controls", "intervals", "knot_violation", "primal
 
 @dataclass
 class Solution:
-    """A solved (or failed) trajectory optimization (module docstring).
+    """A solved (or failed) trajectory optimization: the knot trajectory, the solver's report, the iterate.
+
+    ``times`` (N,) s, ``states`` (N, n) and ``controls`` (N, nu) at the knots
+    (the model's conventions: :meth:`evaluate` gives the trajectory between
+    them); ``status``, ``success``, ``iterations``, ``objective``; the full
+    primal-dual iterate ``primal``, ``lam_x``, ``lam_g`` (to warm-start a
+    solve); ``problem``, the :class:`~trajopt.Problem` it solves when it is attached.
 
     Quaternions in ``states`` and ``intervals`` are projected to unit norm (the
     NLP enforces it as an equality, to IPOPT's tolerance); ``primal`` is the raw
@@ -121,7 +127,11 @@ class Solution:
 
     # ------------------------------------------------------------ files
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> None:
-        """Write the solution to ``path`` (an ``.npz`` archive, see module docstring).
+        """Write the solution to ``path``: one ``.npz`` archive of its arrays and a JSON ``metadata`` entry.
+
+        Floats are written at full precision, so :meth:`load` gives the same
+        numbers back; the file records the model's name and the recipe of a
+        registered problem (:func:`problems.load_solution` rebuilds it).
 
         Refuses to replace an existing file (``FileExistsError``) unless
         ``overwrite``; ``FileNotFoundError`` when its folder does not exist.
@@ -238,7 +248,8 @@ _FIELD_TYPES: Dict[str, tuple] = {"str": (str,), "bool": (bool,), "int": (int,),
 
 
 def _read(source: str | os.PathLike | io.BytesIO, where: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
-    """``(metadata, arrays)`` of a solution file (a path or its bytes), checked (module docstring); ``ValueError`` naming ``where`` otherwise."""
+    """``(metadata, arrays)`` of a solution file (a path or its bytes), checked: its format tag, fields,
+    types and array shapes; ``ValueError`` naming ``where`` when the file is truncated, of another format or edited."""
     try:
         archive = np.load(source, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:

@@ -59,7 +59,8 @@ def _stance_matrix(stance: ca.SX) -> ca.SX:
 
 
 class ContactKKT:
-    """The KKT contact dynamics of ``tree`` at one state, as SX expressions (module docstring).
+    """The KKT contact dynamics of ``tree`` at one state, as SX expressions: the accelerations and the
+    WORLD-frame forces that hold the stance feet at zero acceleration (swing feet carry no force).
 
     ``q``, ``v``: configuration and velocity; ``frames``: the contact frames;
     ``stance`` (nc,): the mask; ``parents``: the DoF tree of :func:`.ltl.dof_parents`.
@@ -82,7 +83,8 @@ class ContactKKT:
         return ca.vertcat(*[self.tree.frame_acceleration(self.q, self.v, a, f, WORLD_ALIGNED, classical=True)[:3] for f in self.frames])
 
     def solve(self, r1: ca.SX, r2: ca.SX) -> Tuple[ca.SX, ca.SX]:
-        """``K^-1 [r1; r2]`` for right-hand sides whose swing rows of ``r2`` are zero (module docstring)."""
+        """``K^-1 [r1; r2]`` with ``K = [M, -J^T; S J, I - S]``, for right-hand sides whose swing rows of
+        ``r2`` are zero, by the tree-sparse factorization of ``M`` and the masked operational-space system."""
         Mr1 = ltl_solve(self.factor, r1)
         y_f = solve_ldlt(self.Lambda, self.S @ (r2 - self.J @ Mr1))
         return Mr1 + self.MJ @ y_f, y_f
@@ -94,7 +96,8 @@ class ContactKKT:
 
 def contact_dynamics_function(tree: RigidBodyTree, parents: Sequence[int], frames: Sequence[str], B: np.ndarray, name: str) -> ca.Function:
     """``(x, u, s) -> (a, f)``: the KKT contact dynamics with actuator torques ``tau = B u``,
-    whose Jacobian is the RNEA identity's (module docstring). ``x = [q; v]``."""
+    whose Jacobian is the RNEA identity's, ``-K^-1 dR/dx`` (``R`` the RNEA residual and the stance rows).
+    ``x = [q; v]``."""
     nq, nv, nc = tree.nq, tree.nv, len(frames)
     x, u, s = ca.SX.sym("x", nq + nv), ca.SX.sym("u", B.shape[1]), ca.SX.sym("s", nc)
     q, v = x[:nq], x[nq:]

@@ -1,6 +1,6 @@
 """``RigidBodyTree``: a pinocchio model's dynamics as CasADi expressions.
 
-Conventions (DESIGN.md): ``q = [x, y, z, qw, qx, qy, qz, joints...]`` for a
+Conventions (docs/conventions.md): ``q = [x, y, z, qw, qx, qy, qz, joints...]`` for a
 free-flyer root (pinocchio's quaternion is ``[qx, qy, qz, qw]``: only that
 order differs), ``v = [v_body, w_body, joint rates]`` (pinocchio's tangent,
 base twist in the BODY frame). Spatial vectors are ``[linear; angular]``.
@@ -17,7 +17,7 @@ cached on the instance, and then called on the arguments:
 
 A raw quaternion enters through :func:`lie.quat_to_rot`, which is exact only on
 the unit sphere: derivatives with respect to ``q`` are meaningful in the
-tangent space only (``d/dq @ E(q)``), see DESIGN.md.
+tangent space only (``d/dq @ E(q)``): compare them as ``J[:, :nq] @ E(q)``.
 """
 from __future__ import annotations
 

@@ -40,6 +40,8 @@ FLOAT_DIGITS = 12
 #: Hex digits of a point's key.
 KEY_DIGITS = 16
 
+#: A parameter grid: a mapping of parameter names to their values (the sweep takes their product),
+#: or a sequence of points, each a mapping of parameter names to values.
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Mapping[str, Any]]]
 
 

@@ -93,6 +93,7 @@ class SweepResult:
 
     @property
     def table_path(self) -> Path:
+        """The sweep's results table, ``out/results.parquet``."""
         return self.out / "results.parquet"
 
     def table(self, columns: Optional[List[str]] = None) -> pa.Table:

@@ -44,6 +44,7 @@ FLUSH_ROWS = 256
 #: Seconds after which waiting rows are written anyway.
 FLUSH_SECONDS = 2.0
 
+#: The columns of a sweep's results table after the point's key and parameters (:func:`table_schema`).
 RESULT_SCHEMA = pa.schema(
     [
         ("success", pa.bool_()),

@@ -1,7 +1,7 @@
 """A nominal base path that obeys gravity in flight: the initial guess of jumps and pronks.
 
 For a gait whose feet never all leave the ground the base moves uniformly by
-the commanded displacement (:meth:`LeggedProblem._reference_states`). A
+the commanded displacement (``LeggedProblem._reference_states``). A
 schedule with flight phases (knots where no foot is in stance) needs more: a
 base moving uniformly through a flight violates the dynamics by ``m g`` at
 every flight knot, and IPOPT started there spent up to 300 iterations on the
@@ -65,8 +65,9 @@ def flight_phases(schedule: ContactSchedule) -> List[Tuple[int, int]]:
 
 
 def ballistic_base_path(schedule: ContactSchedule, start: np.ndarray, displacement: np.ndarray, gravity: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Base positions, velocities and accelerations (N, 3 each, WORLD frame) of the path of the
-    module docstring, from the base position ``start`` (3,) moved by ``displacement`` (3,);
+    """Base positions, velocities and accelerations (N, 3 each, WORLD frame) along ``schedule``: ballistic arcs
+    over the flights (landing at the take-off height), quintics joining them over the stances, from the base
+    position ``start`` (3,) moved by ``displacement`` (3,) under ``gravity`` (m/s^2);
     ``None`` when the schedule has no flight phase strictly inside the horizon."""
     flights = flight_phases(schedule)
     if not flights:

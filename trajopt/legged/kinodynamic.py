@@ -30,7 +30,7 @@ feet positions from the full model's kinematics of
 The footholds, the reference motion, the reference forces (the weight shared
 by the stance feet) and the initial guess are those of the full-dynamics
 :class:`LeggedProblem` on the same robot, schedule and weights
-(:attr:`KinodynamicProblem.full_problem`), converted with
+(``KinodynamicProblem.full_problem``), converted with
 ``FloatingBaseModel.from_multibody``; solving ``full_problem`` gives the
 torque-level plan to compare with. The cost uses the same
 :class:`LeggedWeights`: base velocity, position and orientation (differences
@@ -63,7 +63,12 @@ from .schedule import ContactSchedule
 
 
 class KinodynamicProblem(Problem):
-    """A gait of a legged robot on the floating-base (kinodynamic) model (module docstring).
+    """A gait of a legged robot on the floating-base (kinodynamic) model: base twist, position and ZYX
+    Euler angles plus joint positions as state, WORLD contact forces and joint velocities as input.
+
+    The base moves by the whole robot's locked-inertia dynamics, the joints kinematically; the
+    contact, friction, swing and limit constraints and the cost are those of :class:`LeggedProblem`
+    on the same robot and schedule.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The legged-robot optimal-control problem (any floating-base model with point feet).
 
 :class:`LeggedProblem` is a :class:`trajopt.Problem` on a
-:class:`models.ContactDynamics` model: decision variables per knot are the
+:class:`models.contact_dynamics.ContactDynamics` model: decision variables per knot are the
 state ``x = [q; v]``, the joint torques ``u``, the WORLD-frame contact forces
 ``f`` of the feet, and (``formulation="inverse"``, the default) the
 accelerations ``a``. Given a :class:`ContactSchedule` it imposes
@@ -172,7 +172,14 @@ class LeggedWeights:
 
 
 class LeggedProblem(Problem):
-    """A gait or jump of a legged robot (module docstring); solved by trapezoidal collocation by default.
+    """A gait or jump of a legged robot with full rigid-body dynamics and point feet; solved by trapezoidal collocation by default.
+
+    Variables per knot: the state ``[q; v]``, joint torques, WORLD-frame contact forces and (with
+    ``formulation="inverse"``) accelerations. Constraints: the dynamics, stance feet on their footholds
+    and at rest at touchdown, swing feet above ground and ``swing_apex`` high mid-swing, zero force in
+    swing, friction pyramid or cone, URDF joint and torque limits, the final base position ``p_0 +
+    displacement``. Cost: tracking a base moving uniformly by ``displacement``, torques, forces
+    around an equal share of the weight, accelerations (:class:`LeggedWeights`).
 
     Parameters
     ----------
@@ -356,6 +363,7 @@ class LeggedProblem(Problem):
     # ------------------------------------------------------------ helpers
     @property
     def n_feet(self) -> int:
+        """Number of feet (contact points)."""
         return self.robot.nc
 
     def foot_force_slice(self, i: int) -> slice:

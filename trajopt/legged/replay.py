@@ -51,6 +51,7 @@ class ReplayResult:
     contact_forces: np.ndarray
 
     def summary(self) -> str:
+        """One line: the largest base position (m), orientation (deg) and foot drifts (m) of the replay."""
         return (
             f"replay drift over {len(self.states)} knots: base position {self.base_position_drift.max():.3g} m, "
             f"base orientation {np.degrees(self.base_orientation_drift.max()):.3g} deg, feet {self.foot_drift.max():.3g} m"
@@ -58,7 +59,10 @@ class ReplayResult:
 
 
 def replay(problem: Any, solution: Any, substeps: int = 20, baumgarte: float = 20.0, damping: float = 1.0) -> ReplayResult:
-    """Replay ``solution`` (of a :class:`LeggedProblem`) with the planned contacts (module docstring)."""
+    """Replay ``solution`` (of a :class:`LeggedProblem`) open loop: its torques, interpolated as the transcription does,
+    drive an RK4 integration of the full dynamics (``substeps`` steps per knot interval) with the planned stance
+    feet held by Baumgarte-stabilized contact constraints (frequency ``baumgarte`` rad/s, damping ratio
+    ``damping``); returns a :class:`ReplayResult` with the drift from the plan at the knots."""
     robot, sched, cm = problem.robot, problem.schedule, problem.contact_model
     if substeps < 1:
         raise ValueError(f"substeps: expected at least 1, got {substeps}")

@@ -44,11 +44,13 @@ class Command:
                 raise ValueError(f"command {name}: expected a finite number, got {getattr(self, name)!r}")
 
     def as_array(self) -> np.ndarray:
+        """``[vx, vy, yaw_rate]`` (3,): m/s, m/s, rad/s."""
         return np.array([self.vx, self.vy, self.yaw_rate])
 
 
 def command_limits(robot: object) -> np.ndarray:
-    """``|vx|, |vy|, |yaw_rate|`` limits (3,) of ``robot`` (module docstring)."""
+    """``|vx|, |vy|, |yaw_rate|`` limits (3,) of ``robot``: the Go1's (:data:`GO1_LIMITS`) scaled to its legs,
+    speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over the Go1's."""
     scale = GaitScale.of(robot)
     return np.array([GO1_LIMITS[0] * math.sqrt(scale.length), GO1_LIMITS[1] * math.sqrt(scale.length), GO1_LIMITS[2] / math.sqrt(scale.length)])
 
@@ -76,6 +78,7 @@ class CommandProfile:
 
     @classmethod
     def constant(cls, command: Command) -> "CommandProfile":
+        """A profile holding ``command`` from time 0 on."""
         return cls([0.0], [command])
 
     def at(self, t: float) -> Command:

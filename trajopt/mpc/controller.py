@@ -46,6 +46,8 @@ from .feedback import RiccatiGains
 from .plan import Plan
 from .shift import StageShift, shifted_trajectory
 
+#: How :class:`MPC` solves each tick: ``"rti"`` one real-time iteration (one Gauss-Newton SQP step, :class:`~trajopt.solvers.rti.RtiSolver`),
+#: ``"converged"`` the full solve of its solver (IPOPT by default) to convergence.
 MODES = ("rti", "converged")
 #: Iterations of the real-time-iteration solver that :meth:`MPC.reset` runs at most to converge the first plan.
 RESET_ITERATIONS = 50
@@ -85,7 +87,14 @@ class TickRecord:
 
 
 class MPC:
-    """A receding-horizon controller of ``problem`` (module docstring).
+    """A receding-horizon controller of ``problem``: at every tick it solves the horizon from the measured state.
+
+    The problem's ``N`` knots over ``tf`` are the horizon. :meth:`reset` converges the first plan;
+    each :meth:`step` at time ``t`` sets ``x0`` to the measured state, calls ``update``, solves
+    (one SQP step in ``"rti"`` mode, a warm-started solve to convergence in ``"converged"``) from
+    the previous plan moved to ``t``, and returns a :class:`Plan` (trajectory in absolute time with
+    Riccati feedback gains), or ``None`` when the solve failed or was late; after ``max_failures``
+    failures in a row the next tick starts cold. Every tick is recorded in :attr:`log`.
 
     Parameters
     ----------
@@ -229,8 +238,9 @@ class MPC:
         return float(np.median(recent))
 
     def step(self, t: float, x: np.ndarray, delay: float = 0.0) -> Optional[Plan]:
-        """One tick at time ``t`` from the measured state ``x``: the new :class:`Plan`, or ``None``
-        when the solve failed or was late (module docstring). Call :meth:`reset` first.
+        """One tick at time ``t`` (s) from the measured state ``x`` (n,): the new :class:`Plan`, or ``None``
+        when the solve failed (a failed status, non-finite numbers, an error in CasADi) or took
+        longer than ``budget``; it never raises for a failed solve. Call :meth:`reset` first.
 
         ``delay`` (s): when the plan will reach the plant (its solve time, ahead of time: e.g.
         :meth:`compute_estimate`). The tick then solves from the state the current plan's model

@@ -41,6 +41,7 @@ class Push:
 
     @property
     def direction(self) -> np.ndarray:
+        """The push's WORLD unit direction (3,): ``(cos angle, sin angle, 0)``."""
         a = np.radians(self.angle)
         return np.array([np.cos(a), np.sin(a), 0.0])
 
@@ -52,13 +53,14 @@ class Push:
 
 @dataclass(frozen=True)
 class Gust:
-    """A constant WORLD force ``force`` (N, (3,)) over ``[start, start + duration)``."""
+    """A constant WORLD force ``force_vector`` (3,) in N over ``[start, start + duration)`` (s)."""
 
     force_vector: Sequence[float]
     start: float
     duration: float
 
     def force(self, t: float) -> np.ndarray:
+        """The WORLD force (3,) at time ``t`` (N): ``force_vector`` inside the interval, zero outside."""
         active = self.start <= t < self.start + self.duration
         return np.asarray(self.force_vector, dtype=float) if active else np.zeros(3)
 

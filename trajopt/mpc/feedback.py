@@ -35,12 +35,13 @@ import numpy as np
 
 from ..solvers.stage_layout import StageLayout
 
-#: Regularization of ``R + B^T P B`` (module docstring).
+#: ``eps``: the multiple of the identity added to ``R + B^T P B`` so that a singular one stays invertible.
 REGULARIZATION = 1e-12
 
 
 class RiccatiGains:
-    """``(J, H_upper) -> K``: the gains (N - 1, nu, m) of the module docstring for an NLP in stage form
+    """``(J, H_upper) -> K``: the discrete Riccati gains (N - 1, nu, m) of ``u = u_k - K_k delta d`` on the
+    solve's linearized dynamics and Hessian, for an NLP in stage form
     whose constraint Jacobian has ``jac_sparsity`` and whose objective Hessian's upper triangle has
     ``hess_sparsity`` (:meth:`trajopt.NlpSolver.linearization`'s form)."""
 

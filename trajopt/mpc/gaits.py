@@ -52,6 +52,7 @@ class GaitSchedule:
 
     @classmethod
     def constant(cls, gait: str) -> "GaitSchedule":
+        """One gait (a name of :data:`GAITS`) from time 0 on."""
         return cls([(0.0, gait)])
 
     @classmethod
@@ -64,11 +65,13 @@ class GaitSchedule:
         return cls(pairs)
 
     def gaits(self) -> List[str]:
+        """The gaits' names, one per segment, in time order."""
         return [s.gait for s in self.segments]
 
 
 class GaitTimeline:
-    """A :class:`GaitSchedule` placed on ``robot`` (module docstring): ``starts`` (s) and per segment its
+    """A :class:`GaitSchedule` placed on ``robot``, a gait change taking effect at the next boundary of the
+    running gait's cycle: ``starts`` (s) and per segment its
     ``period`` (s), duty factor and offsets (4,) in the robot's foot order."""
 
     def __init__(self, schedule: GaitSchedule, robot: Any) -> None:

@@ -58,7 +58,18 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   ``z0`` the standing height), reached along ``(1 - s) p_lo + s p_td + 4 a s
   (1 - s) e_z`` (``s`` the swing's phase, ``p_lo`` where the foot lifted off,
   ``a`` the apex height above the ground);
-- the torques, lightly, around zero.
+- the torques, lightly: at a knot with all four feet down around the
+  torques that hold the standing posture with vertical forces ``m g / 4``
+  per foot (``tau = g(q) - J^T f``, joint rows), elsewhere around zero.
+  With four feet down the contact dynamics leave the internal forces (feet
+  pushing each other apart) to this term alone: around zero torque the
+  cheapest torques pushed the feet outwards, and in MuJoCo's soft contacts
+  the feet crept sideways until the legs splayed (the Go1 standing fell
+  after 4.5 s, its hip abduction drifting 0.2 rad, measured); around these
+  torques the plan's forces stay vertical and the Go1 stands. A gait moves
+  its feet before they creep, and on two feet a vertical-force reference
+  (``m g / 2`` each) leaves a moment about the base unbalanced, so the
+  other knots keep zero.
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
 Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
@@ -94,7 +105,7 @@ REACH = 0.45
 
 @dataclass(frozen=True)
 class LeggedMPCWeights:
-    """Least-squares weights (module docstring): base position (x, y, z), orientation, linear and angular
+    """Least-squares weights of the legged horizon's cost: base position (x, y, z), orientation, linear and angular
     velocity, joint position and velocity, swing foot position, torque; ``terminal_factor`` for the last knot."""
 
     base_position: Sequence[float] = (50.0, 50.0, 200.0)
@@ -109,7 +120,13 @@ class LeggedMPCWeights:
 
 
 class LeggedMPC:
-    """The horizon problem of a quadruped's receding-horizon gait and its per-tick update (module docstring).
+    """The horizon problem of a quadruped's receding-horizon gait and its per-tick update.
+
+    One NLP for every tick: joint torques as controls, the KKT contact dynamics with the stance
+    mask as dynamics parameter, RK multiple shooting, friction pyramids and touchdown rows at every
+    knot whose bounds the gait sets. :meth:`update` moves the gait's phase, the reference (from the
+    commanded velocity, at bounded accelerations) and the swing feet's targets (Raibert footholds
+    with a capture-point correction) to the tick's time.
 
     Parameters
     ----------
@@ -164,6 +181,8 @@ class LeggedMPC:
         self.x_stand = robot.init_state()
         self.height = float(self.x_stand[2])
         self.hips = self._hip_offsets()
+        forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / 4], 4)
+        self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
         name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"
         self.problem = Problem(self.model, N=N, tf=(N - 1) * self.dt, x0=self.x_stand, name=f"{robot.name}-{name}-mpc")
         self.problem.default_transcription = f"multiple_shooting_{integrator}_knot_cost"
@@ -254,7 +273,8 @@ class LeggedMPC:
         return P, PSI, V
 
     def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
-        """The data of a tick at ``t`` with measured state ``x`` (module docstring); the MPC's ``update``."""
+        """Set ``problem``'s data for a tick at ``t`` (s) with measured state ``x``: each knot's stance mask,
+        the base and joint references and the swing feet's targets; the MPC's ``update``."""
         N, h, nq = problem.N, self.dt, self.robot.nq
         x = np.asarray(x, dtype=float)
         self._advance_reference(t, x)
@@ -282,8 +302,13 @@ class LeggedMPC:
         rest = np.repeat(touchdown, 3, axis=1)
         self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
         self.state_cost.x_ref = X
+        self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
         self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
+
+    def _stance_torques(self, masks: np.ndarray) -> np.ndarray:
+        """Torque references (K, nu) of the stance masks (K, 4) (module docstring)."""
+        return np.where(masks.all(axis=1)[:, None], self._standing_torques, 0.0)
 
     def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> np.ndarray:
         """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""

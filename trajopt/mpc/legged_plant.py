@@ -39,7 +39,14 @@ BAUMGARTE = (400.0, 40.0)
 
 
 class KKTPlant:
-    """``robot`` (a floating-base :class:`models.MultibodyModel` with point feet) from ``x0`` (module docstring)."""
+    """``robot`` (a floating-base :class:`models.MultibodyModel` with point feet) from ``x0``, stepped every ``dt`` (s).
+
+    Rigid, sticking point contacts on the ground ``z = 0``: a foot touching down triggers an
+    inelastic impact; the KKT contact dynamics with Baumgarte terms (:data:`BAUMGARTE`) give the
+    accelerations and forces, a foot whose normal force comes out negative is released;
+    semi-implicit Euler. Friction is unlimited. ``ValueError`` for a robot without a floating base
+    or feet, or a ``dt`` that is not positive.
+    """
 
     def __init__(self, robot: Any, x0: np.ndarray, dt: float = 1e-3) -> None:
         if not getattr(robot, "is_floating", False) or robot.nc == 0:
@@ -58,6 +65,7 @@ class KKTPlant:
         self.fall_reason = ""
 
     def state(self) -> np.ndarray:
+        """The true state ``[q; v]`` (nq + nv,) in the robot's convention (base position, quaternion, joints; velocities)."""
         return np.concatenate([self.q, self.v])
 
     def _feet(self) -> tuple:
@@ -70,6 +78,11 @@ class KKTPlant:
         return p, J @ self.v, J, drift
 
     def step(self, u: np.ndarray, force: np.ndarray) -> None:
+        """Advance by ``dt`` with the joint torques ``u`` (nu,) held and the WORLD force ``force`` (3,) (N) on the base.
+
+        The contact set, impacts and the KKT dynamics are those of the module's steps 1-4;
+        ``contact`` and ``forces`` (nc, 3), WORLD, N, are updated.
+        """
         num, nv = self.numerics, self.robot.nv
         p, pdot, J, drift = self._feet()
         candidate = self.contact | ((p[:, 2] <= 0.0) & (pdot[:, 2] <= 0.0))
@@ -104,6 +117,7 @@ class KKTPlant:
         self.t += self.dt
 
     def fallen(self) -> bool:
+        """Whether the state is not finite or the base is below half its standing height; ``fall_reason`` says which."""
         if not np.isfinite(self.q).all() or not np.isfinite(self.v).all():
             self.fall_reason = "non-finite state"
         elif self.q[2] < 0.5 * self.standing_height:

@@ -43,7 +43,11 @@ def base_motion(model: Any, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
-    """The log's columns (module docstring) of a closed loop on ``model`` (the controller's)."""
+    """The per-tick log of a closed loop on ``model`` (the controller's), one array per column, one row per tick:
+    ``t``, ``compute_time``, ``solve_time``, ``iterations``, ``status``, ``success``, ``late``, ``cold``,
+    ``failures``, ``objective``, ``violation``, ``first_violation``, the measured base position
+    ``base_x/y/z`` (m) and WORLD velocity ``base_vx/vy/vz`` (m/s), ``arrival`` (s), ``deadline_miss``,
+    ``fallen``."""
     ticks = result.log
     motion = [base_motion(model, r.state) for r in ticks]
     position = np.array([m[0] for m in motion]).reshape(-1, 3)

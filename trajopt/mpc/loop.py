@@ -85,8 +85,19 @@ def run_closed_loop(
     progress: Optional[Callable[[float, Any], None]] = None,
     compensate: bool = False,
 ) -> ClosedLoopResult:
-    """Run ``mpc`` on ``plant`` for ``duration`` s (module docstring); ``progress(t, log)`` is
-    called once per simulated second. The first plan comes from :meth:`MPC.reset` at the plant's
+    """Run ``mpc`` on ``plant`` for ``duration`` s of simulated time and return what happened.
+
+    The plant steps at its own ``dt``; every ``1 / rate`` s (``rate`` in Hz) the controller measures
+    the state (plus Gaussian ``noise``, its standard deviation per tangent direction, drawn with
+    ``seed``) and solves. Its plan reaches the plant ``delay`` later: ``"measured"`` after the
+    solve's wall time (the next tick waits for it), ``"tick"`` one period later, or a fixed number
+    of seconds; torque commands reach the actuators ``latency`` s after they are computed.
+    ``disturbances`` (:class:`~trajopt.mpc.disturbances.Push`, :class:`~trajopt.mpc.disturbances.Gust`)
+    add their WORLD force on the base. The plant's state, control and force are recorded every
+    ``record_every`` plant steps; the loop stops early when ``plant.fallen()``. Returns a
+    :class:`ClosedLoopResult` (the recorded samples, one :class:`TickTiming` per tick, the
+    controller's :class:`~trajopt.mpc.TickRecord` log, whether and when the plant fell).
+    ``progress(t, log)`` is called once per simulated second. The first plan comes from :meth:`MPC.reset` at the plant's
     initial state, before the clock starts (the robot waits for it). A late plan is still applied
     at the right time: its law is indexed by absolute time. With ``compensate`` each tick also
     solves for the moment its plan is expected to arrive (:meth:`MPC.step`'s ``delay``: the

@@ -29,7 +29,8 @@ from ..transcription import get_transcription
 
 @dataclass
 class Plan:
-    """One tick's trajectory and feedback law (module docstring).
+    """One tick's trajectory and feedback law: ``u(t, x) = clip(u_ref(t) - K_k state_error(x, x_ref(t)), lower, upper)``
+    on ``[t_k, t_(k+1))``, ``x_ref``, ``u_ref`` interpolated as the transcription does.
 
     ``times`` (N,) absolute knot times (s); ``states`` (N, n), ``controls`` (N, nu),
     ``intervals`` (N - 1, nz) as a :class:`trajopt.Solution` holds them; ``gains``
@@ -91,7 +92,8 @@ class Plan:
         return np.asarray(self.model.apply_dx(x_then, deviation), dtype=float).reshape(-1)
 
     def reference(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
-        """``x_ref(t)``, ``u_ref(t)`` at absolute time(s) ``t`` (module docstring): (n,), (nu,) for a
+        """``x_ref(t)``, ``u_ref(t)`` at absolute time(s) ``t`` (s), interpolated between the knots as the
+        plan's transcription does, with the plan's dynamics parameters: (n,), (nu,) for a
         scalar ``t``, (K, n), (K, nu) for K times; held at the ends outside ``[t_0, t_(N-1)]``."""
         ts = np.atleast_1d(np.asarray(t, dtype=float))
         h, N = self.step, len(self.times)
@@ -103,7 +105,8 @@ class Plan:
         return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
 
     def control(self, t: float, x: np.ndarray, reference: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> np.ndarray:
-        """The control (nu,) at absolute time ``t`` and measured state ``x`` (module docstring);
+        """The control (nu,) at absolute time ``t`` (s) and measured state ``x`` (n,):
+        ``u_ref(t) - K_k state_error(x, x_ref(t))`` clipped to ``[lower, upper]``, ``k`` the interval of ``t``;
         ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`)."""
         x_ref, u_ref = self.reference(t) if reference is None else reference
         K = self.gains[self.interval(t)]

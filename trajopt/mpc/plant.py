@@ -64,7 +64,8 @@ def rigid_body_force_rate(model: RigidBody) -> ForceRate:
 
 
 class ModelPlant:
-    """Our simulator of ``model`` from ``x0`` with step ``dt`` (module docstring).
+    """Our simulator of ``model`` from ``x0``: one classic RK4 step of ``xdot = f(x, u, t) + G(x) F`` per ``dt`` (s),
+    in the chart of the step's start point, the control ``u`` held and ``F`` the WORLD force (3,) on the base.
 
     ``force_rate``: how a base force enters the state rate (default for a
     :class:`models.RigidBody`: :func:`rigid_body_force_rate`; other models take
@@ -82,15 +83,19 @@ class ModelPlant:
         self._step = _forced_rk4(model, force_rate)
 
     def state(self) -> np.ndarray:
+        """A copy of the true state ``x`` (n,), in the model's convention."""
         return self._x.copy()
 
     def step(self, u: np.ndarray, force: np.ndarray) -> None:
+        """One RK4 step of ``dt`` with the control ``u`` (nu,) held and the WORLD force ``force`` (3,) (N)
+        on the base; ``ValueError`` for a nonzero force on a model that takes none."""
         if not self.takes_force and np.any(force):
             raise ValueError(f"force: {type(self.model).__name__} takes no external force in this plant")
         self._x = np.asarray(self._step(self._x, u, force, self.t, self.dt)).reshape(-1)
         self.t += self.dt
 
     def fallen(self) -> bool:
+        """Whether the state is no longer finite (our simulator has no ground to fall on)."""
         return not np.isfinite(self._x).all()
 
 

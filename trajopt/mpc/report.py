@@ -38,7 +38,7 @@ class LoopStatistics:
 
 
 def loop_statistics(result: ClosedLoopResult, model: Any, reference: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> LoopStatistics:
-    """The statistics of ``result`` (module docstring); ``model`` is the controller's, ``reference``
+    """The :class:`LoopStatistics` of ``result``, its ticks after the first plan; ``model`` is the controller's, ``reference``
     the task's reference states at given times (for ``tracking_rms``)."""
     ticks = result.log[1:]
     compute = np.array([r.compute_time for r in ticks]) if ticks else np.zeros(1)

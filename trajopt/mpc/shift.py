@@ -29,7 +29,9 @@ from .plan import Plan
 
 
 def shifted_trajectory(plan: Plan, t: float, params: np.ndarray, explicit: bool) -> Tuple[np.ndarray, np.ndarray]:
-    """States (N, n) and controls (N, nu) at the knots ``t + k h`` of a new horizon (module docstring);
+    """The warm start at time ``t``: states (N, n) and controls (N, nu) of ``plan`` at the knots ``t + k h`` of
+    the new horizon (its knots moved by a whole number of steps, else interpolated; the knots past its end
+    continued by one transcription step, or a copy of its last knot for collocation);
     ``params`` (N, nd) are the new horizon's dynamics parameters, ``explicit`` whether the transcription is."""
     N, h = len(plan.times), plan.step
     s = (t - plan.t0) / h

@@ -60,11 +60,16 @@ class MPCTask:
 
 
 def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None) -> MPCTask:
-    """The closed-loop task of ``problem`` (module docstring); ``horizon`` (s) of the receding
-    horizon where the task builds one (default: 0.4 s scaled to a legged robot's legs, 1 s for
+    """The closed-loop task of ``problem``: a legged problem becomes its robot's gait in a receding
+    horizon (:class:`~trajopt.mpc.legged.LeggedMPC`, run in MuJoCo or our KKT plant), a tracking
+    problem (one with ``reference_states(times)``) a horizon of its model following that reference
+    from each tick's time (in our simulator), any other problem its own horizon re-solved from each
+    measured state. ``horizon`` (s) is the length of the receding horizon where the task builds one (default: 0.4 s scaled to a legged robot's legs, 1 s for
     tracking); for a legged robot, ``commands`` (a :class:`~trajopt.mpc.commands.Command` or
     :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
-    :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout)."""
+    :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout). Raises
+    ``ValueError`` for commands or gaits given to a problem that is not legged, and for a
+    ``horizon`` given to a problem that is its own horizon."""
     if isinstance(problem, LeggedProblem):
         return _legged_task(problem, horizon, commands, gaits)
     moving = commands is not None and any(np.any(c.as_array()) for c in (commands.commands if isinstance(commands, CommandProfile) else [commands]))

@@ -170,10 +170,12 @@ class MujocoRobot:
 
     @property
     def nq(self) -> int:
+        """Size of MuJoCo's ``qpos``."""
         return self.model.nq
 
     @property
     def nv(self) -> int:
+        """Size of MuJoCo's ``qvel``."""
         return self.model.nv
 
     # ---------------------------------------------------------------- vectors
@@ -226,7 +228,7 @@ class MujocoRobot:
         """Make each actuator apply ``ctrl - kp q_j - kd qdot_j`` on its joint (``kp = kd = 0``: a motor again).
 
         ``kp``, ``kd``: scalars or arrays in the nominal actuator order (N m/rad,
-        N m s/rad). Changes :attr:`model` in place: controllers work on a
+        N m s/rad). Changes ``model`` in place: controllers work on a
         :meth:`copy`.
         """
         nu = self.model.nu
@@ -235,7 +237,7 @@ class MujocoRobot:
         self.model.actuator_biasprm[:, :3] = np.stack([np.zeros(nu), -gains[0], -gains[1]], axis=1)
 
     def copy(self) -> "MujocoRobot":
-        """The same robot with its own copy of :attr:`model` (options and actuators can change independently)."""
+        """The same robot with its own copy of ``model`` (options and actuators can change independently)."""
         other = copy.copy(self)
         other.model = copy.deepcopy(self.model)
         return other
@@ -320,7 +322,9 @@ def build_model(
     body_collisions: bool = False,
     terrain: Any = None,
 ) -> MujocoRobot:
-    """A :class:`MujocoRobot` of ``robot`` (module docstring).
+    """A :class:`MujocoRobot` of ``robot``: a compiled MuJoCo model with the same bodies, joints, masses and
+    inertias (from its URDF through MuJoCo's parser, or rebuilt from the ``pinocchio.Model``), contact
+    spheres on its feet and a ground plane.
 
     ``robot`` is a :class:`models.MultibodyModel` (for contacts, with
     kinematics bodies and a friction coefficient ``mu``; 1.0 when it has

@@ -30,7 +30,14 @@ CONTACT_MODELS = ("realistic", "matched")
 
 
 class MujocoPlant:
-    """``robot`` in MuJoCo from state ``x0`` (module docstring)."""
+    """``robot`` in MuJoCo from state ``x0`` (our convention), stepped every ``timestep`` (s).
+
+    ``contact="realistic"``: MuJoCo's default soft contacts with the URDF's foot spheres, joint
+    damping and friction; ``"matched"``: the stiff contacts of :func:`trajopt.mujoco.verify`.
+    ``payload`` (kg) is added to the root body at its centre of mass, ``mu`` sets the ground's
+    friction coefficient; neither is known to the controller. ``ValueError`` for an unknown
+    ``contact``, a negative payload or a ``mu`` that is not positive.
+    """
 
     def __init__(self, robot: Any, x0: np.ndarray, contact: str = "realistic", timestep: float = 1e-3, payload: float = 0.0, mu: Optional[float] = None) -> None:
         if contact not in CONTACT_MODELS:
@@ -58,16 +65,21 @@ class MujocoPlant:
         self.fall_reason = ""
 
     def state(self) -> np.ndarray:
+        """The robot's state now, in our nominal convention (n,)."""
         return self.robot.state(self.data)
 
     def step(self, u: np.ndarray, force: np.ndarray) -> None:
+        """Advance one ``dt`` with torques ``u`` (nominal order, N m) and a WORLD force on the root body (N)."""
         self.data.ctrl[:] = self.robot.to_ctrl(u)
         self.data.xfrc_applied[self.root, :3] = force
         mujoco.mj_step(self.robot.model, self.data)
         self.t += self.dt
 
     def fallen(self) -> bool:
-        """Whether the robot fell (module docstring); :attr:`fall_reason` says how."""
+        """Whether the robot fell: a non-finite state, the root body below half its standing height, or a body other than a foot on the ground.
+
+        :attr:`fall_reason` says which (with the height or the bodies), ``""`` while standing.
+        """
         if not np.isfinite(self.data.qpos).all():
             self.fall_reason = "non-finite state"
         elif self.robot.floating and self.data.qpos[2] < 0.5 * self.standing_height:

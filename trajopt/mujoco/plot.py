@@ -26,7 +26,9 @@ STYLES = {"plan": "-", "PD + FF": "--", "FF only": ":"}
 
 
 def plot_verification(report: VerificationReport, path: Optional[str | Path] = None, overwrite: bool = False) -> Figure:
-    """Plan against MuJoCo replays (module docstring); written to ``path`` (PNG, PDF, SVG) when given."""
+    """The plan of ``report`` against its two MuJoCo replays (PD + feed-forward, feed-forward only) over time:
+    base height, base orientation (ZYX Euler, degrees), each foot's normal force and the replays' base drift,
+    flight phases shaded; written to ``path`` (PNG, PDF, SVG; an existing file only with ``overwrite``) when given."""
     tracked, feedforward = report.tracked, report.feedforward
     fig, axes = plt.subplots(4, 1, figsize=(10, 11), sharex=True, constrained_layout=True)
     fig.suptitle(f"{report.name} in MuJoCo: plan against {tracked.controller} and feed-forward only", fontsize="medium")

@@ -102,7 +102,8 @@ def plan_timestep(solution: Any, target: float = 1e-3) -> float:
 
 
 def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
-    """The plan of ``solution`` at steps of ``dt`` seconds, repeated ``cycles`` times (module docstring).
+    """The plan of ``solution`` at steps of ``dt`` seconds, interpolated as its transcription does, repeated
+    ``cycles`` times (a periodic plan: each cycle moved by the horizontal motion from its start pose to its end pose).
 
     ``tf`` must be a whole number of steps (to 1e-9 relative; see
     :func:`plan_timestep`). Raises

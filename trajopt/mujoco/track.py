@@ -76,13 +76,15 @@ class Controller(Protocol):
     torques for plain motors.
     """
 
-    def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None: ...
+    def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None:
+        """Prepare for a run on ``robot`` (track's private copy) following ``plan``."""
 
-    def __call__(self, i: int, x: np.ndarray, data: "mujoco.MjData") -> np.ndarray: ...
+    def __call__(self, i: int, x: np.ndarray, data: "mujoco.MjData") -> np.ndarray:
+        """The actuator commands (nominal order) at step ``i``, nominal state ``x`` and MuJoCo's ``data``."""
 
 
 class PDFeedforward:
-    """``tau = u_plan(t) + Kp (q_plan(t) - q) + Kd (qdot_plan(t) - qdot)`` on every joint (module docstring).
+    """``tau = u_plan(t) + Kp (q_plan(t) - q) + Kd (qdot_plan(t) - qdot)`` on every joint, the plan sampled at each MuJoCo step.
 
     ``kp``, ``kd``: scalars or per-joint arrays (nominal joint order); each
     one that is None takes the robot's entry of :data:`DEFAULT_GAINS`. The
@@ -96,6 +98,7 @@ class PDFeedforward:
         self.kp, self.kd = kp, kd
 
     def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None:
+        """Set the PD gains (robot defaults where None) in ``robot``'s joint actuators."""
         ours = robot.robot
         nj = ours.nv - (6 if robot.floating else 0)
         if ours.nu != nj or not np.array_equal(ours.B_func()[ours.nv - nj :], np.eye(nj)):
@@ -114,6 +117,7 @@ class PDFeedforward:
         return self.commands[i]
 
     def describe(self) -> str:
+        """One line naming the controller and its gains (N m/rad, N m s/rad)."""
         kp, kd = self.gains
         return f"PD + feed-forward (Kp {_gain_text(kp)} N m/rad, Kd {_gain_text(kd)} N m s/rad)"
 
@@ -141,11 +145,12 @@ class Feedforward(PDFeedforward):
         super().__init__(0.0, 0.0)
 
     def describe(self) -> str:
+        """One line naming the controller."""
         return "feed-forward only"
 
 
 class TimeVaryingLQR:
-    """``u = u_plan(t) - K_i dx``: LQR on MuJoCo's linearization of its own step (module docstring).
+    """``u = u_plan(t) - K_i dx``: time-varying LQR on MuJoCo's linearization of its own step (``mjd_transitionFD``).
 
     ``dx`` is MuJoCo's tangent-space error of the simulated state to the plan
     (``2 nv``: ``mj_differentiatePos`` for positions, free-joint linear parts
@@ -198,6 +203,7 @@ class TimeVaryingLQR:
         return np.concatenate(out)
 
     def setup(self, robot: MujocoRobot, plan: PlanSamples) -> None:
+        """Compute the LQR gains along ``plan`` from MuJoCo's linearization (``mjd_transitionFD``)."""
         model, nv, nu = robot.model, robot.nv, robot.model.nu
         n = len(plan.times) - 1
         pd, rollout_robot = PDFeedforward(), robot.copy()
@@ -234,6 +240,7 @@ class TimeVaryingLQR:
         return self.plan.torques[i] - (self.gains[i] @ dx)[self.robot.u_inverse]
 
     def describe(self) -> str:
+        """One line naming the controller and its weights."""
         q, v = (", ".join(f"{w:g}" for w in ws) for ws in (self.q_weights, self.v_weights))
         return f"time-varying LQR on mjd_transitionFD (Q: positions {q}, velocities {v} for base position, orientation, joints; R {self.r:g})"
 
@@ -277,10 +284,12 @@ class TrackingResult:
 
     @property
     def max_position_error(self) -> float:
+        """Largest base position error over the run (m)."""
         return float(self.base_position_error.max())
 
     @property
     def max_orientation_error(self) -> float:
+        """Largest base orientation error over the run (rad)."""
         return float(self.base_orientation_error.max())
 
     def summary(self) -> str:
@@ -304,7 +313,11 @@ def track(
     fall_tilt: float = np.radians(60.0),
     fall_height: float = 0.5,
 ) -> TrackingResult:
-    """Simulate the plan of ``solution`` in MuJoCo under ``controller`` (module docstring).
+    """Simulate the plan of ``solution`` in MuJoCo under ``controller``, from its initial state, for its
+    duration (``cycles`` times for a periodic plan); returns a :class:`TrackingResult` (simulated and
+    planned trajectories at every step, the base's drift). The robot has fallen, and the
+    simulation stops, when its base tilts more than ``fall_tilt`` (rad) from upright or drops below
+    ``fall_height`` times the planned height.
 
     ``controller``: a name of :data:`CONTROLLERS` (``"pd"``, the default,
     ``"feedforward"``, ``"lqr"``) or an object with ``setup(robot, plan)``

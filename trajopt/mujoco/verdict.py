@@ -93,7 +93,10 @@ def limit_check(name: str, values: Any, threshold: float, unit: str) -> Check:
 
 
 def verdict_checks(knots: Any, tracked: Any, mass: float, plan_friction: str) -> List[Check]:
-    """The verdict's rows (module docstring) from :class:`.verify.KnotChecks` ``knots``, the tracked
+    """The verdict's rows (each a :class:`Check` of a worst value against its threshold: EOM residual, stance
+    slip, penetration, friction, negative normal and swing-foot forces, torque and joint limits, the tracked
+    replay's fall) from
+    :class:`.verify.KnotChecks` ``knots``, the tracked
     replay (:class:`.track.TrackingResult`), the robot's ``mass`` (kg) and the plan's friction model."""
     force = FORCE_TOLERANCE * mass * GRAVITY
     return [

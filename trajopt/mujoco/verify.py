@@ -97,8 +97,10 @@ class KnotChecks:
 class VerificationReport:
     """The result of :func:`verify`: knot checks and the two replays (:class:`.track.TrackingResult`).
 
-    ``cone`` is MuJoCo's (``"elliptic"`` or ``"pyramidal"``), ``plan_friction``
-    the plan's own model (``"pyramid"`` or ``"cone"``, :data:`PLAN_FRICTION`).
+    ``cone`` is MuJoCo's friction cone (``"elliptic"``: ``|f_t| <= mu f_n``, or
+    ``"pyramidal"``: ``|f_x| + |f_y| <= mu f_n``), ``plan_friction`` the plan's
+    own model (``"pyramid"``: ``|f_x|, |f_y| <= mu f_n``, or ``"cone"``:
+    ``|f_t| <= mu f_n``); the friction check judges the plan's.
     """
 
     name: str
@@ -208,7 +210,14 @@ def _text(value: float, fmt: str) -> str:
 
 
 def verify(solution: Any, robot: Optional[MujocoRobot] = None, kp: Any = None, kd: Any = None) -> VerificationReport:
-    """Verify ``solution`` (a legged plan with its problem attached) in MuJoCo (module docstring).
+    """Verify ``solution`` (a legged plan with its problem attached) in MuJoCo: per-knot checks and two replays.
+
+    At every knot, with MuJoCo's mass matrix, bias and contact Jacobians: the equation-of-motion
+    residual (relative to ``m g``), stance-foot speed and slip, ground penetration, friction excess
+    (in the plan's model and in MuJoCo's cone), normal and swing-foot forces, torque and joint limits
+    (:func:`knot_checks`). Then the plan replayed in MuJoCo from its initial state under PD +
+    feed-forward control and with the feed-forward torques alone (:func:`.track.track`). Returns a
+    :class:`VerificationReport` (its :meth:`~VerificationReport.verdict` judges the plan).
 
     ``robot`` defaults to :func:`.model.build_model` of the plan's robot
     with steps of :func:`.reference.plan_timestep` (about 1 ms);
@@ -234,7 +243,8 @@ def contact_mismatch(result: TrackingResult, stance: np.ndarray, threshold: floa
 
 
 def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
-    """The per-knot checks of :func:`verify` (module docstring)."""
+    """The per-knot checks of :func:`verify` on ``robot``'s MuJoCo model: equation-of-motion residual, contact
+    speed, slip, penetration, friction, normal and swing forces, torque and joint-limit excesses (:class:`KnotChecks`)."""
     model, ours, cm = robot.model, robot.robot, problem.contact_model
     data = mujoco.MjData(model)
     X, W = np.asarray(solution.states), np.asarray(solution.controls)

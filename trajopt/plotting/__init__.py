@@ -13,7 +13,7 @@
   pick the plots for a :class:`trajopt.Solution` by its problem and model.
 - :mod:`.output`: :func:`save_figure`, used by every plot's ``path`` argument.
 
-Conventions follow DESIGN.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
+Conventions follow docs/conventions.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
 body to world), ZYX Euler angles ordered ``(yaw, pitch, roll)``, SI units.
 """
 from .animation import animate_rigid_body

@@ -6,7 +6,7 @@ positions linearly (:func:`interpolate_linear`), attitudes by spherical linear
 interpolation (:func:`slerp_quaternions`) of the quaternions; the frames are
 written by :func:`.movie.write_movie` (GIF or MP4, at :func:`.movie.frame_rate`).
 
-Quaternions are ``[qw, qx, qy, qz]`` (Hamilton, body to world, DESIGN.md);
+Quaternions are ``[qw, qx, qy, qz]`` (Hamilton, body to world, docs/conventions.md);
 positions are in the world frame [m]; times in seconds.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .rigid_body import AXIS_COLORS, label_axes_3d, rotation_matrices, set_equal
 ANIMATION_EXTENSIONS = (".gif", ".mp4")
 #: Size of animation frames: inches at :data:`ANIMATION_DPI` (600 x 600 pixels).
 ANIMATION_SIZE = (6.0, 6.0)
+#: Resolution of animation frames (dots per inch).
 ANIMATION_DPI = 100
 
 

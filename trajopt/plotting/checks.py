@@ -1,7 +1,7 @@
 """Validation of the numpy arguments of the plotting functions.
 
-Errors name the argument and give its expected and actual shape (DESIGN.md,
-design rule 6). A dimension is given either as an ``int`` (checked) or as a
+Errors name the argument and give its expected and actual shape (as everywhere
+in the project). A dimension is given either as an ``int`` (checked) or as a
 ``str`` naming a free size (printed in the message only).
 """
 from __future__ import annotations

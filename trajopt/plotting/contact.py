@@ -123,7 +123,8 @@ def _segments_xy(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plot_contact_simulation(result: ContactSimResult, path: str | Path | None = None, time: Optional[float] = None, near: float = 5e-3, overwrite: bool = False) -> Figure:
-    """Distances, contact forces, impacts and a side view with witness points (module docstring).
+    """A contact simulation's figure: the distances (m) and normal contact forces (N) of the pairs that come within
+    ``near`` (m), impacts as red lines, and a side view of the capsules at one step with the witness points.
 
     ``time`` [s] picks the side view's step (default: the step with the
     largest total contact force, else the last); ``path`` writes the figure

@@ -1,6 +1,6 @@
 """Plots of legged-robot trajectories (the stick-figure animation is in :mod:`.stick_figure`).
 
-Conventions (DESIGN.md): base position in the world frame [m]; base
+Conventions (docs/conventions.md): base position in the world frame [m]; base
 quaternion ``[qw, qx, qy, qz]`` (Hamilton, body to world), shown as ZYX Euler
 angles ``(yaw, pitch, roll)`` in degrees; base velocity ``[v_body, w_body]``
 (6,) in the BODY frame [m/s, rad/s]; joint angles [rad] and torques [N m];

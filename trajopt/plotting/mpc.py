@@ -38,7 +38,10 @@ XYZ = ("x", "y", "z")
 
 
 def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str | Path] = None, overwrite: bool = False) -> Figure:
-    """The figure of the module docstring; written to ``path`` (PNG, PDF, SVG) when given."""
+    """The figure of a closed loop of ``task``: base position and velocity against the reference, (legged
+    robots) footholds from above and the gait diagram, each tick's compute time against the deadline, and
+    the applied plans' friction and torque (or control) margins; written to ``path`` (PNG, PDF, SVG) when
+    given (an existing file only with ``overwrite``)."""
     legged = task.legged is not None
     fig, axes = plt.subplots(6 if legged else 4, 1, figsize=(9, 17 if legged else 11), sharex=False)
     _position(axes[0], result, task)

@@ -1,7 +1,7 @@
 """3D view of a rigid-body trajectory: path and body-axes triads.
 
 Positions are in the world frame [m]; quaternions ``[qw, qx, qy, qz]``
-(Hamilton) rotate body vectors into the world (DESIGN.md), so the columns of
+(Hamilton) rotate body vectors into the world (docs/conventions.md), so the columns of
 ``quat_to_rot(q)`` are the body x, y, z axes expressed in the world.
 """
 from __future__ import annotations

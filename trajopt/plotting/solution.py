@@ -229,7 +229,14 @@ def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
 
 
 def plot_solution(solution: Solution, path: str | Path | None = None, overwrite: bool = False) -> Figure:
-    """One page summarizing ``solution`` (module docstring); write it to ``path`` (PNG, PDF, SVG) if given.
+    """One page summarizing ``solution``; write it to ``path`` (PNG, PDF, SVG) if given.
+
+    A legged plan: base position, orientation and velocities, joint angles, torques against
+    their limits, contact forces, foot heights and the gait diagram. Any other: the state
+    (split into position, attitude, velocities where the model has them; rotations as ZYX
+    Euler angles in degrees) and the controls against their bounds, sampled as the
+    transcription interpolates, and the largest constraint violation per knot; a rigid
+    body adds its 3D path. The solution needs its problem attached.
 
     The title gives the problem, transcription, solver status, objective,
     iterations and largest constraint violation. An existing file is replaced

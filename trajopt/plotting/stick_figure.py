@@ -3,7 +3,7 @@
 :func:`stick_segments` computes line segments between joint (and foot) frame
 placements with pinocchio; :func:`animate_stick_figure` draws them over a
 ground grid with contact-force arrows and writes a GIF or MP4. Conventions as
-in :mod:`.legged`: world frame, meters, contact forces in the WORLD frame [N],
+in :mod:`trajopt.plotting.legged`: world frame, meters, contact forces in the WORLD frame [N],
 ``stance`` a boolean (rows, nfeet) schedule.
 """
 from __future__ import annotations

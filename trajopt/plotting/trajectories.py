@@ -1,7 +1,7 @@
 """Time plots of a trajectory: states, controls and constraint violations.
 
 Inputs are plain numpy arrays sampled at knot times ``times`` (N,) in seconds.
-Quaternions follow DESIGN.md: ``[qw, qx, qy, qz]``, Hamilton, body to world;
+Quaternions follow docs/conventions.md: ``[qw, qx, qy, qz]``, Hamilton, body to world;
 they are also shown as ZYX Euler angles ordered ``(yaw, pitch, roll)``.
 Series that live on intervals (N - 1 rows, e.g. piecewise-constant controls)
 are drawn as steps held over ``[t_k, t_k+1)``.

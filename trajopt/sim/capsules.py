@@ -3,7 +3,7 @@
 A capsule is the set of points within ``radius`` of a segment ``[p0, p1]``
 (meters, coordinates in a frame of the robot; ``p0 = p1`` is a sphere). For
 two capsules with world segments ``A(s) = a0 + s (a1 - a0)`` and
-``B(t) = b0 + t (b1 - b0)``, ``s, t`` in ``[0, 1]``:
+``B(t) = b0 + t (b1 - b0)``, ``s, t`` in ``[0, 1]``::
 
     d = min_{s,t} |B(t) - A(s)| - r_a - r_b        (signed: < 0 in penetration)
 
@@ -25,7 +25,7 @@ LOCAL_WORLD_ALIGNED Jacobian, ``o`` its origin). Then
 exact also where the closest points slide along the segments (envelope
 theorem). The drift ``Jdot_d v`` (so that ``d_ddot = J_d vdot + Jdot_d v``)
 is the second derivative of the distance between the two material points at
-zero joint acceleration, corrected for the sliding of the closest points:
+zero joint acceleration, corrected for the sliding of the closest points::
 
     Jdot_d v = n^T (acc(pb) - acc(pa)) + (|dv|^2 - (n^T dv)^2) / |pb - pa|
                - g^T H^-1 g / |pb - pa|,
@@ -112,6 +112,7 @@ class PairContact:
 
     @property
     def distance(self) -> float:
+        """Signed distance between the two capsules' surfaces (m; negative in penetration)."""
         return self.geometry.distance
 
 
@@ -160,7 +161,8 @@ def _clip01(x: float) -> float:
 
 
 def capsule_distance(a0: Any, a1: Any, radius_a: float, b0: Any, b1: Any, radius_b: float) -> CapsuleDistance:
-    """Signed distance, closest points, witness points and normal of two capsules (world segments, module docstring)."""
+    """Signed distance (m, negative in penetration), closest points, witness points and unit normal (A to B)
+    of two capsules with world segments ``a0``-``a1``, ``b0``-``b1`` and radii ``radius_a``, ``radius_b`` (m)."""
     a0, a1, b0, b1 = (B.vector(p, 3, name) for p, name in ((a0, "a0"), (a1, "a1"), (b0, "b0"), (b1, "b1")))
     s, t = closest_segment_parameters(a0, a1, b0, b1)
     pa, pb = a0 + s * (a1 - a0), b0 + t * (b1 - b0)
@@ -259,9 +261,11 @@ class CapsuleCollisions:
 
     @property
     def num_pairs(self) -> int:
+        """Number of capsule pairs checked for collision."""
         return len(self.pairs)
 
     def pair_names(self, k: int) -> Tuple[str, str]:
+        """Names of the two capsules of pair ``k``."""
         a, b = self.pairs[k]
         return self.capsules[a].name, self.capsules[b].name
 

@@ -163,6 +163,7 @@ class ContactSimResult:
 
     @property
     def success(self) -> bool:
+        """True when the simulation reached its end (status ``"ok"``)."""
         return self.status == "ok"
 
     @property
@@ -172,7 +173,13 @@ class ContactSimResult:
 
 
 class ContactSimulator:
-    """Contact simulator of a multibody model with capsule collision pairs (module docstring).
+    """Time-stepping simulator of a multibody model whose capsule pairs touch without interpenetrating.
+
+    Each step computes the joint accelerations from the controller's torques
+    and, for the pairs closer than ``threshold``, a QP that keeps their
+    distance from decreasing (contact forces along the normals, never
+    pulling), applies inelastic impacts to the pairs that just touched, and
+    integrates the state on the configuration manifold.
 
     ``collisions``: the model's :class:`CapsuleCollisions` (explicit pairs);
     ``threshold`` (m): activation distance; ``stiffness`` ``k`` (1/s^2) and
@@ -180,7 +187,8 @@ class ContactSimulator:
     ``impacts``: apply inelastic impacts when pairs activate;
     ``impact_model``: ``"mass_weighted"`` (default) or the tutorial's
     ``"projection"``; ``contact_constraint``: ``"baumgarte"`` (default) or the
-    tutorial's ``"distance"`` (module docstring: why the defaults differ).
+    tutorial's ``"distance"`` (the defaults keep contacts from drifting
+    apart and leave opening contacts free; :mod:`trajopt.sim.contact_sim` says why).
     """
 
     def __init__(
@@ -229,7 +237,8 @@ class ContactSimulator:
     def impact(self, q: np.ndarray, v: np.ndarray, contacts: List[PairContact]) -> Tuple[np.ndarray, np.ndarray]:
         """Post-impact velocity ``v+`` (nv,) and impulses (len(contacts),) of an inelastic impact.
 
-        ``"mass_weighted"``: the QP of the module docstring. ``"projection"``:
+        ``"mass_weighted"``: the kinetic-energy QP ``min (v+ - v)^T M (v+ - v)`` with
+        ``J_n v+ >= 0`` (impulses along the normals only, opening contacts free). ``"projection"``:
         the tutorial's ``v+ = v - J^+ J v``, impulses NaN.
         """
         J = _rows(contacts, self.numerics.nv)
@@ -256,7 +265,12 @@ class ContactSimulator:
         return solve_projection_qp(self.numerics.mass(q), a0, J, rhs)
 
     def simulate(self, x0: Any, controller: ControllerFn, dt: float, T: float, t0: float = 0.0) -> ContactSimResult:
-        """Run the loop of the module docstring for ``T`` seconds with step ``dt`` from state ``x0``."""
+        """Simulate ``T`` seconds with steps of ``dt`` seconds from state ``x0`` (our convention, nx,) at time ``t0``.
+
+        ``controller(t, x)`` returns the actuator torques (nu,, N m) at each
+        step. Returns a :class:`ContactSimResult`: states, torques, contact
+        forces, distances and witness points per step, and a status.
+        """
         num, P = self.numerics, self.collisions.num_pairs
         K = num_steps(dt, T)
         q, v = num.split_state(x0, "x0")

@@ -3,7 +3,7 @@
 ``integrate(model, q, v, dt)`` moves each joint's configuration along the
 constant tangent velocity ``v`` for the time ``dt``, as ``pinocchio.integrate(
 model, q, v * dt)`` does, but in our configuration convention (quaternions
-``[qw, qx, qy, qz]``, DESIGN.md). Per joint, with ``nu = v_joint dt``:
+``[qw, qx, qy, qz]``, docs/conventions.md). Per joint, with ``nu = v_joint dt``:
 
 - free-flyer ``[p, quat]`` with body twist ``nu = [v; w]``: the SE(3)
   exponential, ``(R+, p+) = (R, p) exp6(nu)``, i.e. ``p+ = p + R Jl(w) v``
@@ -43,7 +43,7 @@ def integrate(model: Any, q: Any, v: Any, dt: float = 1.0) -> np.ndarray:
     ``pinocchio.Model``; ``q`` (nq,) in our convention with unit quaternions
     (1e-6), ``v`` (nv,) a tangent vector (free-flyer: body-frame ``[v; w]``).
     Raises ``ValueError`` for bad shapes, NaN, non-unit quaternions and joint
-    types other than those of the module docstring.
+    types other than free-flyer, spherical, revolute (bounded or unbounded), prismatic and translation.
     """
     pin_model = as_pin_model(model)
     q = B.vector(q, pin_model.nq, "q")

@@ -5,7 +5,7 @@ The simulators, controllers, collision checks and inverse kinematics of
 pinocchio in double precision (RNEA, CRBA, ABA, frame placements and
 Jacobians): one call costs microseconds, which the step-by-step loops of a
 simulator need. Our configurations differ from pinocchio's only in the
-quaternions (DESIGN.md): we store ``[qw, qx, qy, qz]``, pinocchio
+quaternions (docs/conventions.md): we store ``[qw, qx, qy, qz]``, pinocchio
 ``[qx, qy, qz, qw]``. :class:`PinNumerics` converts at the boundary, so every
 method takes and returns OUR configurations; velocities, accelerations and
 generalized forces (size ``nv``) are the same in both (free-flyer:

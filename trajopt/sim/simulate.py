@@ -68,6 +68,7 @@ class SimResult:
 
     @property
     def success(self) -> bool:
+        """True when the simulation reached its end (status ``"ok"``)."""
         return self.status == "ok"
 
 
@@ -172,7 +173,12 @@ def simulate(
     ``dt`` is the step (``T`` a whole number of steps), ``integrator`` an
     explicit method of :mod:`trajopt.integrators` ("euler", "rk3", "rk4"),
     ``control`` ``"stage"`` or ``"hold"`` and ``engine`` ``"auto"``,
-    ``"pinocchio"`` or ``"casadi"`` (module docstring). Raises ``ValueError``
+    ``"pinocchio"`` or ``"casadi"``: ``"stage"`` evaluates the controller
+    at every stage of the integrator, ``"hold"`` once per step (zero-order
+    hold); ``"pinocchio"`` evaluates ``vdot`` with pinocchio's ABA (a
+    multibody model only), ``"casadi"`` calls the model's ``dynamics``,
+    ``"auto"`` picks pinocchio for a multibody model and CasADi otherwise. Returns a :class:`SimResult` (times,
+    states, controls, status). Raises ``ValueError``
     for bad arguments (shapes, NaN, non-unit quaternions in ``x0``, a
     controller output of the wrong size).
     """

@@ -40,7 +40,7 @@ Warm starts
   trajectory re-sampled at the new knots as a primal guess only;
 - ``initial_guess=w``, a decision vector in the NLP's layout, primal only, or
   primal-dual with ``multipliers=(lam_x, lam_g)`` (a shifted guess of a
-  receding horizon, :mod:`trajopt.mpc`);
+  receding horizon, ``trajopt.mpc``);
 - neither: the problem's initial guess (:meth:`trajopt.Problem.initial_guess`).
 
 What each backend takes of a primal-dual start:

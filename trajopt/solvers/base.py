@@ -2,7 +2,7 @@
 
 A backend (:mod:`trajopt.solvers.ipopt`, :mod:`trajopt.solvers.fatrop`,
 :mod:`trajopt.solvers.sqp`) derives from :class:`NlpSolver` and only says how
-to build its ``casadi.nlpsol`` (:meth:`NlpSolver._create`) and what its
+to build its ``casadi.nlpsol`` (its ``_create`` method) and what its
 statistics mean; :func:`trajopt.solve` picks one by name. The base class
 
 - transcribes the problem once (:class:`trajopt.nlp.NLP`, optionally with
@@ -18,7 +18,7 @@ statistics mean; :func:`trajopt.solve` picks one by name. The base class
   charts stay far from their pi singularity;
 - returns a :class:`~trajopt.Solution` carrying the backend's status, the
   last iterate and the constraint violation checked here, never a bare
-  exception from inside CasADi (design rule 6); options are checked by name
+  exception from inside CasADi; options are checked by name
   before anything is built (:mod:`trajopt.solvers.options`), and Ctrl-C stops
   the backend and raises :class:`trajopt.solvers.interrupt.SolveInterrupted` (a
   ``KeyboardInterrupt``) carrying the last iterate.
@@ -152,7 +152,7 @@ class NlpSolver(ABC):
         self.derivatives, self.expand, self.hessian = derivatives, expand, hessian
         self.nlpsol_options = dict(nlpsol_options or {})
         threads = min(available_cores(), MAX_DEFAULT_THREADS) if threads is None else threads
-        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian) if derivatives == "stagewise" else (None, {})
+        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian, self.uses_lag_grad) if derivatives == "stagewise" else (None, {})
         #: the gradient of the Lagrangian, by reverse sweeps of the stage values (None without stage-wise derivatives)
         self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
         self._solvers: Dict[bool, Any] = {}
@@ -164,6 +164,9 @@ class NlpSolver(ABC):
     plugin: str = ""
     #: True for a backend that can hang inside an iteration: its calls run under :mod:`trajopt.solvers.watchdog`
     watchdog: bool = False
+    #: True for a backend that takes the gradient of the Lagrangian (:data:`~trajopt.solvers.derivatives.LAG_GRAD`);
+    #: the others neither build nor compile its stage functions
+    uses_lag_grad: bool = False
 
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:

@@ -40,7 +40,8 @@ def loaded_casadi_blas() -> List[str]:
 
 
 def single_threaded_casadi_blas() -> int:
-    """Set every loaded copy of CasADi's OpenBLAS to one thread (module docstring); returns how many were set."""
+    """Set every loaded copy of CasADi's OpenBLAS to one thread (MUMPS's factorizations run faster
+    single-threaded than with threads competing with the stage maps); returns how many were set."""
     count = 0
     for path in loaded_casadi_blas():
         try:

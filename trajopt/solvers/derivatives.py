@@ -14,7 +14,7 @@ matrices (a permutation where every nonzero comes from one term, as in the
 Jacobian; one constant sparse product where terms add up, as in the Hessian).
 Building them differentiates one small term at a time (never the whole
 expanded NLP), so large models stay cheap to build, and each stage function is
-the unit of code generation (``compile=True``: design rule 5; the Go1 trot's
+the unit of code generation (``compile=True``, cached on disk; the Go1 trot's
 NLP evaluations take ~6x less time compiled, ``bench/go1_trot.py``).
 Interval terms inline the knot dynamics (the NLP's ``g`` shares
 ``f(x_k, u_k, t_k)`` between neighbouring intervals): the same function of
@@ -39,6 +39,7 @@ options (``grad_f``, ``jac_g``, ``hess_lag``, :data:`NLPSOL_OPTIONS`);
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -332,7 +333,7 @@ def _set_threads(pieces: List[_Piece], threads: int) -> None:
         piece.threads = threads if piece.instructions * piece.K >= minimum else 1
 
 
-def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[str, List[_Piece]]:
+def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact", lag_grad: bool = True) -> Dict[str, List[_Piece]]:
     """Every stage term's pieces: ``"g"`` (the rows), ``"f"`` (the cost, summed into a 1-vector),
     ``"grad"`` (the cost and its gradient), ``"jac"`` (the rows and their
     Jacobian), ``"hess"``. The value pieces compute only what they output, so
@@ -344,6 +345,7 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[
     ``"gauss-newton"`` (:data:`HESSIANS`). Terms built on MX (models whose
     dynamics carry custom Jacobians) are differentiated on MX, where CasADi
     uses those Jacobians, and the derivative functions expanded to SX.
+    ``lag_grad``: build the ``"lag_grad"`` pieces (:data:`LAG_GRAD`).
     """
     pieces: Dict[str, List[_Piece]] = {"g": [], "f": [], "grad": [], "jac": [], "hess": [], "lag_grad": []}
     for term in stage_terms(nlp):
@@ -390,7 +392,7 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact") -> Dict[
             fn = function(f"{name}_hess", [v, q, lam_t, sig_t], [ca.vertcat(*H.nonzeros())])
             a, b = cols_w[:, hr], cols_w[:, hc]
             pieces["hess"].append(_Piece(fn, [V, term.params, L, sigma], [(np.minimum(a, b), np.maximum(a, b))]))
-        if c.numel() or has_cost:  # gradient of the term's Lagrangian by one reverse sweep of its (SX) value
+        if lag_grad and (c.numel() or has_cost):  # gradient of the term's Lagrangian by one reverse sweep of its (SX) value
             value = term.fn.expand() if mx else term.fn
             vs, qs = value.sx_in()
             cs, ls = value(vs, qs)
@@ -408,13 +410,13 @@ def _assemble(pieces: List[_Piece], shape: tuple, output: int = 0) -> ca.MX:
     return _scatter([piece.outputs()[output] for piece in pieces], [r.ravel() for r, _ in targets], [c.ravel() for _, c in targets], shape)
 
 
-def stage_functions(nlp: Any, hessian: str = "exact") -> List[ca.Function]:
+def stage_functions(nlp: Any, hessian: str = "exact", lag_grad: bool = True) -> List[ca.Function]:
     """Every SX stage function of ``nlp`` (each term's value and derivatives): what ``compile=True`` compiles."""
-    pieces = _pieces(nlp, ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", nlp.n_g), hessian)
+    pieces = _pieces(nlp, ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", nlp.n_g), hessian, lag_grad)
     return [piece.fn for kind in pieces.values() for piece in kind]
 
 
-def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: str = "exact") -> Tuple[ca.Function, Dict[str, Any]]:
+def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: str = "exact", lag_grad: bool = True) -> Tuple[ca.Function, Dict[str, Any]]:
     """The NLP ``(x, p) -> (f, g)`` and its ``casadi.nlpsol`` options: ``grad_f``, ``jac_g``, ``hess_lag`` and :data:`NLPSOL_OPTIONS`.
 
     ``f`` is summed from the terms' cost functions and ``g`` scattered from
@@ -426,11 +428,14 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
     never rebuilt while unchanged, left on CasADi's virtual machine with a
     :class:`models.compiled.CompilerWarning` when it cannot be compiled). The
     compiled code performs the same operations as the virtual machine, so
-    both give the same numbers. The functions also hold :data:`LAG_GRAD`, the
+    both give the same numbers. With ``lag_grad`` the functions also hold :data:`LAG_GRAD`, the
     gradient of the Lagrangian ``sigma grad f + J^T lam`` by one reverse sweep
     of each stage's value (a backend that takes it with the Hessian, fatrop,
     would otherwise evaluate the whole Jacobian twice per iteration); pop it
-    before handing the rest to ``casadi.nlpsol``. ``threads`` (>= 1): threads for the heavy
+    before handing the rest to ``casadi.nlpsol``. A backend that does not use
+    it passes ``lag_grad=False``: its stage functions are then neither built nor
+    compiled (on the legged MPC horizon problem, 139k of the 752k SX
+    instructions that ``compile=True`` would give to gcc). ``threads`` (>= 1): threads for the heavy
     maps (module docstring); the numbers do not depend on it. ``hessian``
     (:data:`HESSIANS`): ``"exact"``, or ``"gauss-newton"``: the constraints'
     curvature dropped and each cost ``1/2 |r|^2 + rest`` taken as ``J_r^T J_r +
@@ -443,10 +448,10 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
         raise ValueError(f"hessian: expected one of {HESSIANS}, got {hessian!r}")
     w, p, n_w, n_g = nlp.w, nlp.p, nlp.n_w, nlp.n_g
     sigma, lam = ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", n_g)
-    pieces = _pieces(nlp, sigma, lam, hessian)
+    pieces = _pieces(nlp, sigma, lam, hessian, lag_grad)
     every = [piece for kind in pieces.values() for piece in kind]
     if compile:
-        for piece, fn in zip(every, compile_functions([piece.fn for piece in every], announce=True)):
+        for piece, fn in zip(every, compile_functions([piece.fn for piece in every], progress=sys.stderr, what="stage functions")):
             piece.fn = fn
     _set_threads(every, int(threads))
     f = ca.densify(_assemble(pieces["f"], (1, 1)))
@@ -460,8 +465,9 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
         "jac_g": ca.Function("nlp_jac_g", [w, p], [g_jac, jac], ["x", "p"], ["g", "jac_g_x"]),
         "hess_lag": ca.Function("nlp_hess_l", [w, p, sigma, lam], [_assemble(pieces["hess"], (n_w, n_w))], ["x", "p", "lam_f", "lam_g"], ["hess_gamma_x_x"]),
     }
-    lag_grad = ca.Function("nlp_lag_grad", [w, p, sigma, lam], [ca.densify(_assemble(pieces["lag_grad"], (n_w, 1)))], ["x", "p", "lam_f", "lam_g"], ["grad_gamma_x"])
-    return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS, LAG_GRAD: lag_grad}
+    if lag_grad:
+        functions[LAG_GRAD] = ca.Function("nlp_lag_grad", [w, p, sigma, lam], [ca.densify(_assemble(pieces["lag_grad"], (n_w, 1)))], ["x", "p", "lam_f", "lam_g"], ["grad_gamma_x"])
+    return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS}
 
 
 def stagewise_derivatives(nlp: Any, compile: bool = False, threads: int = 1, hessian: str = "exact") -> Dict[str, ca.Function]:

@@ -85,9 +85,13 @@ def fatrop_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str,
 
 
 class FatropSolver(NlpSolver):
-    """A problem transcribed once and solved with fatrop as often as needed (module docstring).
+    """A problem transcribed once and solved with fatrop (a Riccati-based interior point) as often as needed.
 
-    Arguments: :class:`trajopt.solvers.base.NlpSolver`; ``options`` are fatrop's
+    fatrop exploits the stage structure of optimal control; it needs an
+    explicit transcription (multiple shooting) whose variables and
+    constraints are ordered stage by stage. The arguments are those of
+    :func:`trajopt.solve` (``problem``, ``transcription``, ``options``,
+    ``print_level``, ``derivatives``, ..., ``max_wall_time``); ``options`` are fatrop's
     (overriding :data:`DEFAULT_FATROP_OPTIONS`) and ``print_level`` its
     verbosity (0 silent, 5 one line per iteration). Raises ``ValueError`` when
     the problem does not have the stage form. ``layout`` is the :class:`StageLayout`.
@@ -95,6 +99,7 @@ class FatropSolver(NlpSolver):
 
     name = plugin = "fatrop"
     watchdog = True
+    uses_lag_grad = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -64,7 +64,8 @@ class _WithoutInterruptWarning:
 
 @contextmanager
 def watch_interrupts() -> Iterator[_Interrupts]:
-    """Record a SIGINT during the block (module docstring); yields an object with ``interrupted``."""
+    """Record a SIGINT (Ctrl-C) during the block instead of raising at once, so that the solver stops
+    at its next callback; yields an object whose ``interrupted`` says whether one arrived."""
     state = _Interrupts()
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield state

@@ -97,7 +97,8 @@ def _describe(value: Any) -> str:
 
 
 def check_ipopt_options(options: Optional[Mapping[str, Any]]) -> None:
-    """Raise ``ValueError`` naming every IPOPT option of ``options`` that IPOPT rejects (module docstring).
+    """Raise ``ValueError`` naming every IPOPT option of ``options`` that IPOPT rejects (an unknown name,
+    a value of the wrong type or outside its range), before any problem is built.
 
     ``TypeError`` when ``options`` is not a mapping of option names (str) to values.
     """
@@ -141,7 +142,7 @@ def check_nlpsol_options(options: Optional[Mapping[str, Any]], plugin: str = "ip
 
 
 def casadi_message(err: BaseException) -> str:
-    """The text of a CasADi ``RuntimeError`` without its C++ source locations (``.../file.cpp:123: ``) and call-stack lines."""
+    """The text of a CasADi ``RuntimeError`` without its C++ source locations (``.../file.cpp:123:``) and call-stack lines."""
     lines = []
     for line in str(err).splitlines():
         line = _SOURCE.sub("", line).strip()

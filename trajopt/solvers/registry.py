@@ -16,7 +16,7 @@ the backend and options it solves best with (:attr:`trajopt.Problem.solve_defaul
 e.g. the legged problems' contact formulation); arguments given here win.
 
 A failed solve never raises: the :class:`~trajopt.Solution` carries the
-backend's status, ``success = False`` and the last iterate (design rule 6).
+backend's status, ``success = False`` and the last iterate.
 Bad arguments raise ``ValueError`` naming the argument.
 """
 from __future__ import annotations
@@ -68,12 +68,55 @@ def solve(
     chart: Optional[bool] = None,
     max_wall_time: Optional[float] = None,
 ) -> Solution:
-    """Transcribe ``problem`` and solve it with the backend ``solver`` (module docstring).
+    """Transcribe ``problem`` into a nonlinear program and solve it; return a :class:`~trajopt.Solution`.
 
+    A failed solve does not raise: the solution carries the backend's status,
+    ``success = False`` and the last iterate. Bad arguments raise
+    ``ValueError`` naming the argument; Ctrl-C raises
+    :class:`~trajopt.solvers.interrupt.SolveInterrupted` holding the last iterate.
     ``solver``, ``compile``, ``hessian`` and ``chart`` left at ``None`` take the
     problem's :attr:`~trajopt.Problem.solve_defaults`, else ``"ipopt"``,
-    ``False``, ``"exact"`` and ``False``. The other arguments are
-    :class:`trajopt.solvers.base.NlpSolver`'s.
+    ``False``, ``"exact"`` and ``False``.
+
+    Parameters
+    ----------
+    problem:
+        The :class:`~trajopt.Problem`.
+    transcription:
+        A :class:`~trajopt.Transcription` or its name (``"trapezoidal"``,
+        ``"hermite_simpson"``, ``"multiple_shooting"``, ...); default: the
+        problem's :attr:`~trajopt.Problem.default_transcription`.
+    options:
+        The backend's own options (IPOPT's ``{"tol": 1e-10}``, fatrop's,
+        ``sqpmethod``'s), overriding the backend's defaults and the problem's
+        :attr:`~trajopt.Problem.solver_options`; unknown names raise before anything is built.
+    warm_start:
+        A previous :class:`~trajopt.Solution`: its primal-dual point when it
+        matches the new NLP's layout, else its trajectory re-sampled at the new knots.
+    print_level:
+        Verbosity 0 (silent, the default) .. 12 (IPOPT's scale; 5 prints one line per iteration).
+    derivatives:
+        ``"stagewise"`` (default): gradient, constraint Jacobian and Hessian
+        assembled from per-stage derivatives; ``"casadi"``: CasADi
+        differentiates the whole NLP graph.
+    expand:
+        With ``derivatives="casadi"``, expand the NLP to SX first.
+    nlpsol_options:
+        Extra ``casadi.nlpsol`` options (not the backend's).
+    compile:
+        Evaluate the stage functions as generated C, compiled once and cached
+        on disk (CasADi's virtual machine without a compiler).
+    solver:
+        ``"ipopt"``, ``"fatrop"`` or ``"sqp"`` (:data:`SOLVERS`); fatrop and
+        ``sqp`` need an explicit (multiple-shooting) transcription.
+    threads:
+        Threads for the heavy stage maps (``None``: the cores this process may use).
+    hessian:
+        ``"exact"`` or ``"gauss-newton"``.
+    chart:
+        Tangent-chart knots ``x_k = apply_dx(xbar_k, d_k)`` (explicit transcriptions only).
+    max_wall_time:
+        Seconds the solve may take (default 600); past it the result is a failed solution.
     """
     if not isinstance(problem, Problem):
         raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")

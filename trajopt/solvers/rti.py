@@ -41,7 +41,8 @@ DEFAULT_RTI_HPIPM_OPTIONS: Dict[str, Any] = {"mode": "balance", "iter_max": 50, 
 
 
 class RealTimeIterationStep:
-    """One QP step from ``x0`` (module docstring), called like a CasADi ``nlpsol`` (``x0, p, lbx, ubx,
+    """One QP step from ``x0`` (the Gauss-Newton or exact Hessian, the linearized constraints, solved by
+    HPIPM, no line search), called like a CasADi ``nlpsol`` (``x0, p, lbx, ubx,
     lbg, ubg`` and optional ``lam_g0``) and answering ``x, f, lam_x, lam_g`` in the NLP's row order.
 
     The QP's data come from one CasADi function of the point (the derivatives, the Hessian made
@@ -81,11 +82,13 @@ class RealTimeIterationStep:
         return {"x": w0 + step, "f": float(data["f"]) + float(qp["cost"]), "lam_x": np.asarray(qp["lam_x"]).reshape(-1), "lam_g": lam_g}
 
     def stats(self) -> Dict[str, Any]:
+        """The last call's ``return_status`` (``"Solve_Succeeded"`` or HPIPM's failure), ``success`` and ``iter_count`` (1)."""
         return dict(self._stats)
 
 
 class RtiSolver(NlpSolver):
-    """One real-time iteration per :meth:`solve` (module docstring); needs the stage form and the
+    """One real-time iteration per :meth:`solve`: one Gauss-Newton SQP step from the starting point, its QP
+    solved by HPIPM; the result's status is HPIPM's, its iterations 1. Needs the stage form and the
     stage-wise derivatives. ``options`` may hold HPIPM's own under ``"hpipm"``.
     ``last_linearization`` is ``(J, H_upper)`` at the last step's start (:meth:`NlpSolver.linearization`'s form)."""
 
@@ -103,6 +106,8 @@ class RtiSolver(NlpSolver):
 
     @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
+        """``(J, H_upper)`` at the last step's start: the constraint Jacobian and the upper triangle of the
+        Hessian (Gauss-Newton or exact), in the NLP's row order; ``None`` before the first :meth:`solve`."""
         step = self._solvers.get(False) or self._solvers.get(True)
         return None if step is None else step.last_linearization
 

@@ -66,7 +66,7 @@ from .derivatives import NLPSOL_OPTIONS
 from .options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
 
-#: ``sqpmethod`` options used unless overridden (see the module docstring).
+#: ``sqpmethod`` options used unless overridden: HPIPM as the QP solver, 200 iterations, tolerances 1e-8.
 DEFAULT_SQP_OPTIONS: Dict[str, Any] = {
     "max_iter": 200,
     "tol_pr": 1e-8,
@@ -118,13 +118,17 @@ HPIPM_STATUS = {0: "solved", 1: "stopped at its iteration limit", 2: "stopped at
 
 
 class SqpSolver(NlpSolver):
-    """A problem transcribed once and solved by SQP with HPIPM as often as needed (module docstring).
+    """A problem transcribed once and solved by SQP (CasADi's ``sqpmethod``, QPs by HPIPM) as often as needed.
 
-    Arguments: :class:`trajopt.solvers.base.NlpSolver` (``derivatives="stagewise"``
-    only); ``print_level`` > 0 prints ``sqpmethod``'s iterations. Raises
+    Each iteration solves one structured QP of the stage-ordered NLP with
+    HPIPM's Riccati recursion; it needs an explicit (multiple-shooting)
+    transcription. The arguments are those of :func:`trajopt.solve`
+    (``derivatives="stagewise"`` only); ``print_level`` > 0 prints ``sqpmethod``'s iterations. Raises
     ``ValueError`` when the problem does not have the stage form, and at
-    :meth:`solve` when HPIPM cannot solve the QP of the first step (module
-    docstring). ``layout`` is the :class:`~trajopt.solvers.stage_layout.StageLayout`.
+    :meth:`solve` when HPIPM cannot solve the QP linearized at the initial
+    guess (infeasible or not convex there: start near a solution with
+    ``warm_start``, or use IPOPT or fatrop). ``layout`` is the
+    :class:`~trajopt.solvers.stage_layout.StageLayout`.
     """
 
     name = "sqp"

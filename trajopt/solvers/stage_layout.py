@@ -52,7 +52,8 @@ from ..nlp import NLP
 
 @dataclass(frozen=True)
 class StageLayout:
-    """The stage form of an NLP (module docstring).
+    """The stage form of an NLP, as Riccati-based solvers (fatrop, HPIPM) read it: per stage ``k``, its
+    state variables, controls and path rows, the rows in the order ``[gap_0, path_0, gap_1, ...]``.
 
     ``nx``, ``nu``, ``ng`` (N each): stage ``k``'s state variables, controls
     (with the interval variables) and path rows; ``rows`` (n_g,): the NLP's
@@ -118,8 +119,9 @@ def _row_names(nlp: NLP) -> List[str]:
 
 
 def stage_layout(nlp: NLP, who: str = "a stage-wise solver") -> StageLayout:
-    """The stage form of ``nlp``; raises ``ValueError`` when the NLP does not have it (module docstring),
-    naming ``who`` (the backend that needs it)."""
+    """The stage form of ``nlp``; raises ``ValueError`` naming ``who`` (the backend that needs it) and the
+    cause when the NLP does not have it: implicit defects (collocation), a free final time, or rows or
+    costs that couple two stages."""
     _check_dynamics_and_costs(nlp, who)
     gaps = next(nlp.block_rows(b) for b, block in enumerate(nlp.blocks) if block.kind == "defect")
     is_gap = np.zeros(nlp.n_g, dtype=bool)
@@ -166,6 +168,7 @@ class InStageOrder:
         return res
 
     def stats(self) -> Dict[str, Any]:
+        """The wrapped solver's statistics, with ``return_status`` from this wrapper's own status."""
         stats = dict(self.solver.stats())
         stats["return_status"] = self.status(stats)
         return stats

@@ -101,7 +101,8 @@ def _stop(pid: int, fds: tuple) -> None:
 
 
 class Watchdog:
-    """``fn(request)`` evaluated in a persistent forked child, killed at each call's deadline (module docstring).
+    """``fn(request)`` evaluated in a persistent forked child process, killed when a call passes its deadline
+    (a backend that can hang inside one iteration cannot stop itself; the caller then gets a timeout).
 
     ``fn`` and its results must be picklable by value (numpy arrays, dicts);
     ``fn`` itself is inherited through the fork, not pickled. Calls are

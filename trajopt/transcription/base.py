@@ -2,7 +2,7 @@
 
 A transcription turns the continuous problem into stage-wise NLP pieces, each a
 ``casadi.Function`` of one interval that the NLP maps over the N - 1 intervals
-(DESIGN rule 3):
+(one stage function, never one expression repeated N times):
 
 ``interval_function(model, running_cost)``
     inputs (by name, any subset of) ``x, u, z, x_next, u_next, f, f_next, t, h,
@@ -72,7 +72,14 @@ class IntervalSymbols:
 
 
 class Transcription(ABC):
-    """A swappable direct transcription (module docstring)."""
+    """A direct transcription: how a :class:`~trajopt.Problem` becomes stage-wise NLP pieces.
+
+    A subclass gives the interval function (the defect that ties knot ``k``
+    to ``k + 1``, the interval's running cost and residuals, from its own
+    interval variables ``z``) and the interpolant (the trajectory it assumes
+    inside an interval); the NLP maps them over the ``N - 1`` intervals.
+    Registered by :attr:`name` for :func:`get_transcription`.
+    """
 
     #: registry name ("trapezoidal", ...)
     name: str
@@ -106,7 +113,11 @@ class Transcription(ABC):
 
     @abstractmethod
     def interval_function(self, model: Any, running_cost: ca.Function, control_rate: Optional[np.ndarray] = None) -> ca.Function:
-        """Defect, running cost and residual of one interval (module docstring).
+        """The ``casadi.Function`` of one interval: its defect, running cost and residual rows.
+
+        Its inputs are named (any of ``x, u, z, x_next, u_next, f, f_next, t,
+        h``, ...), its outputs ``defect`` (rows that vanish when the interval
+        obeys the dynamics, on the manifold), ``cost`` and ``residual``.
 
         ``control_rate`` (nu x nu) adds ``1/2 integral udot^T W udot dt`` over
         the interval for the transcription's control interpolant.
@@ -114,7 +125,8 @@ class Transcription(ABC):
 
     @abstractmethod
     def interpolant(self, model: Any) -> ca.Function:
-        """The continuous trajectory inside one interval (module docstring)."""
+        """The ``casadi.Function`` of the trajectory the scheme assumes inside one interval:
+        ``(x_tau, u_tau)`` at ``tau`` seconds after the interval's first knot."""
 
     def interval_guess(self, model: Any, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
         """Guess (N - 1, nz) of the interval variables from knot guesses (N, n), (N, nu)."""

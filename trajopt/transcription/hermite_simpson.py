@@ -28,7 +28,8 @@ from .base import IntervalSymbols, Transcription
 
 
 class HermiteSimpson(Transcription):
-    """Separated Hermite-Simpson collocation (module docstring)."""
+    """Separated Hermite-Simpson collocation (order 4): a midpoint state and control per interval,
+    cubic Hermite states and quadratic controls between knots, Simpson's rule for the running cost."""
 
     name, order = "hermite_simpson", 4
 

@@ -5,7 +5,7 @@ with the control held at ``u_k`` (zero-order hold) and the model's dynamics
 parameters held at ``d_k``; the end state and the defect are::
 
     x_end  = apply_dx(x_k, sigma(h)),    sigma' = C(x_k, x_k (+) sigma) f(x_k (+) sigma, u_k, t, d_k)
-    defect = state_error(x_{k+1}, x_end)                         (m rows, DESIGN rule 4)
+    defect = state_error(x_{k+1}, x_end)                         (m rows, on the manifold)
 
 The running cost is, by default (``cost="integrated"``), an extra quadrature
 state of the same integrator, ``J' = l(x_k (+) sigma, u_k, p(t))`` with
@@ -32,12 +32,15 @@ import numpy as np
 from ..integrators import Integrator, chart_rate, get_integrator
 from .base import IntervalSymbols, Transcription
 
-#: Running-cost rules of multiple shooting (module docstring).
+#: Running-cost rules of multiple shooting: ``"integrated"`` (a quadrature state of the integrator)
+#: or ``"knots"`` (the rectangle rule ``h l(x_k, u_k, p_k)``).
 COST_RULES = ("integrated", "knots")
 
 
 class MultipleShooting(Transcription):
-    """Multiple shooting with an explicit :class:`trajopt.integrators.Integrator` (module docstring)."""
+    """Multiple shooting with an explicit :class:`trajopt.integrators.Integrator` (RK4 by default):
+    each interval integrates the dynamics from its knot with the control held, and the defect is
+    ``state_error(x_{k+1}, x_end)``; the last knot has no control of its own."""
 
     final_control = False
     explicit = True

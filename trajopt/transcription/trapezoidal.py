@@ -24,7 +24,8 @@ from .base import IntervalSymbols, Transcription
 
 
 class Trapezoidal(Transcription):
-    """Trapezoidal collocation (module docstring)."""
+    """Trapezoidal collocation (order 2): linear controls and quadratic states (in the chart of each
+    interval's first knot) between knots, the trapezoidal rule for the running cost."""
 
     name, order = "trapezoidal", 2
 

@@ -35,7 +35,7 @@ Why meshcat and not viser (measured with ``bench/viewer_libraries.py``,
   server 0.02 s but loading the Go1 through ``ViserUrdf`` 1.6-2.1 s, every time;
 - export: one self-contained HTML of the trot is 3.0 MB (meshcat's 0.85 MB
   viewer, meshes once, poses as animation tracks; pinocchio's
-  ``MeshcatVisualizer.static_html()`` of such an animation is ~82 MB, PEERS.md),
+  ``MeshcatVisualizer.static_html()`` of such an animation is ~82 MB),
   while viser's recording of the same motion is 7.0 MB (a message per joint
   per frame) plus its 0.82 MB client, which fetches the recording over HTTP:
   two files and a web server, not one file to mail.

@@ -72,7 +72,8 @@ def contact_simulation_scene(
     force_scale: Optional[float] = None,
     max_faces: Optional[int] = MAX_FACES,
 ) -> Scene:
-    """The :class:`~.scene.Scene` of a contact simulation (module docstring)."""
+    """The :class:`~.scene.Scene` of a contact simulation: its capsules at every step, the collision
+    witness points as red discs and the contact forces as arrows."""
     if not isinstance(result, ContactSimResult):
         raise ValueError(f"result: expected a trajopt.sim.ContactSimResult, got {type(result).__name__}")
     if result.model is None or result.collisions is None or result.witness_a.shape[:2] != result.distances.shape:

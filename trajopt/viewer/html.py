@@ -100,7 +100,8 @@ def viewer_script() -> str:
 
 
 def page(commands: Sequence[dict], title: str, duration: float, legend: str = "") -> str:
-    """The HTML text of the page (module docstring)."""
+    """The self-contained HTML text that replays ``commands``: meshcat's viewer inlined, the commands as
+    base64 msgpack, the speed menu, and a caption with ``title``, the time and ``legend``."""
     encoded = ",\n".join(f'    "{base64.b64encode(encode(c)).decode("ascii")}"' for c in commands)
     speeds = "{" + ", ".join(f'"{k}": {v!r}' for k, v in SPEEDS.items()) + "}"
     return _PAGE.format(

@@ -49,12 +49,13 @@ def has_display() -> bool:
 
 
 class LiveViewer:
-    """A meshcat server showing scenes (module docstring)."""
+    """A meshcat server (started, or reached at ``zmq_url``) showing scenes in a browser at :attr:`url`."""
 
     def __init__(self, zmq_url: Optional[str] = None) -> None:
         meshcat = require_viz("meshcat")["meshcat"]
         with contextlib.redirect_stdout(io.StringIO()):  # meshcat prints its URL; callers print theirs
             self.visualizer = meshcat.Visualizer(zmq_url=zmq_url)
+        #: The viewer's address (``http://127.0.0.1:PORT/static/``), to open in a browser.
         self.url: str = self.visualizer.url()
 
     def display(self, scene: Scene) -> None:

@@ -206,7 +206,8 @@ def _camera_commands(scene: Scene) -> tuple[list, list]:
 
 
 def scene_commands(scene: Scene) -> list[dict]:
-    """The meshcat commands that draw and animate ``scene`` (module docstring), in order."""
+    """The meshcat commands that draw and animate ``scene``, in order: each mesh sent once, the poses as
+    animation tracks, the arrows, paths, markers, ground and camera."""
     t = scene.times
     commands: list[dict[str, Any]] = []
     clips = []

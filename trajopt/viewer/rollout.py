@@ -23,7 +23,9 @@ PUSH_COLOR = (0.9, 0.1, 0.1)
 
 
 def rollout_scene(result: Any, model: Any, title: str = "", max_fps: float = 60.0, force_scale: float = 0.005, max_faces: Optional[int] = MAX_FACES) -> Scene:
-    """The scene of ``result`` (module docstring) for the controller's ``model`` (its robot is drawn)."""
+    """The 3D scene of the closed loop ``result`` as the plant ran it, for the controller's ``model`` (its robot is drawn):
+    the states sampled at up to ``max_fps`` frames per simulated second, the base path, and each push as a red arrow
+    along its WORLD force (``force_scale`` m per N) while it acts; ``max_faces`` caps each mesh's triangles."""
     if not (np.isfinite(max_fps) and max_fps > 0):
         raise ValueError(f"max_fps: expected frames per second > 0, got {max_fps!r}")
     t_all = result.times

@@ -104,7 +104,8 @@ class Arrows:
 
 @dataclass(eq=False)
 class Scene:
-    """A solution ready to draw (module docstring)."""
+    """Everything the viewer draws, sampled at ``times`` (s): the bodies' meshes and world poses,
+    the force arrows, paths (e.g. the base path), markers (footholds), the ground and a camera hint."""
 
     times: np.ndarray
     bodies: list[Body]
@@ -119,6 +120,7 @@ class Scene:
 
     @property
     def duration(self) -> float:
+        """Length of the motion (s): the last sample time."""
         return float(self.times[-1])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -129,7 +131,8 @@ class Scene:
 
 
 def sample_times(solution: Solution, samples_per_interval: int = 4, min_fps: float = 30.0) -> np.ndarray:
-    """Times from 0 to ``tf``: the knots and evenly spaced points between them (module docstring)."""
+    """Times (s) from 0 to ``tf``: the knots and ``samples_per_interval - 1`` evenly spaced points between
+    each two (more where needed for at least ``min_fps`` samples per second)."""
     if samples_per_interval < 1:
         raise ValueError(f"samples_per_interval: expected an integer >= 1, got {samples_per_interval}")
     intervals = solution.N - 1
@@ -234,7 +237,8 @@ def model_rotor_positions(model: Quadrotor) -> np.ndarray:
 
 
 def inertia_box(mass: float, inertia: np.ndarray) -> np.ndarray:
-    """Edges (3,) of the uniform box with ``mass`` and the diagonal of ``inertia`` (module docstring)."""
+    """Edges (3,) (m) of the uniform box with ``mass`` (kg) and the diagonal of ``inertia`` (kg m^2): how
+    the viewer draws a rigid body that has no mesh."""
     J = np.diag(np.asarray(inertia, dtype=float))
     squares = 6.0 * (J.sum() - 2 * J) / mass
     if (squares < -1e-12 * squares.max()).any() or squares.max() <= 0:
@@ -330,7 +334,10 @@ def solution_scene(
     force_scale: Optional[float] = None,
     max_faces: Optional[int] = MAX_FACES,
 ) -> Scene:
-    """The :class:`Scene` of ``solution`` (module docstring); needs its problem attached."""
+    """The :class:`Scene` that draws ``solution``: its robot's meshes posed by pinocchio at samples of
+    :meth:`~trajopt.Solution.evaluate`, contact forces as arrows (``force_scale`` m/N), footholds,
+    the base path and the ground. ``samples_per_interval`` and ``min_fps`` set the sampling,
+    ``max_faces`` the triangle budget per mesh part. Needs the solution's problem attached."""
     if not isinstance(solution, Solution):
         raise ValueError(f"solution: expected a trajopt.Solution, got {type(solution).__name__}")
     problem = solution.problem

@@ -41,9 +41,9 @@ from models.compiled import default_cache_dir
 
 from .extra import require_viz
 
-#: Default triangle budget per mesh part (see the module docstring).
+#: Default triangle budget per mesh part: larger parts are decimated (quadric edge collapse) to it.
 MAX_FACES = 6000
-#: Parts above this many times the budget are clustered on a grid first (module docstring).
+#: Parts above this many times the budget are clustered on a grid (vertex merging) before they are decimated.
 CLUSTER_ABOVE = 4
 #: The clustering grid's cell is the part's bounding-box diagonal divided by this.
 CLUSTER_CELLS = 1000

@@ -119,7 +119,8 @@ def _urdf_shape(geometry: ET.Element, urdf: Path, color: np.ndarray, max_faces: 
 
 
 def urdf_visuals(pin_model: pin.Model, urdf: str | os.PathLike, max_faces: Optional[int] = MAX_FACES) -> list[Visual]:
-    """The ``<visual>`` elements of ``urdf`` attached to ``pin_model``'s link frames (module docstring)."""
+    """The ``<visual>`` elements of ``urdf`` (meshes with their scale, boxes, cylinders, spheres, with their
+    colours) attached to ``pin_model``'s link frames, placed by each visual's ``<origin>``."""
     urdf = Path(urdf)
     try:
         root = ET.parse(urdf).getroot()
@@ -215,7 +216,8 @@ def stick_visuals(pin_model: pin.Model) -> list[Visual]:
 
 
 def robot_visuals(model: Any, max_faces: Optional[int] = MAX_FACES) -> list[Visual]:
-    """The visuals of a multibody model (module docstring: URDF, geometry model, or sticks)."""
+    """The visuals of a multibody model: from its URDF's ``<visual>`` elements, else its geometry
+    model's shapes, else capsules along its kinematic tree; ``max_faces`` triangles per mesh part."""
     pin_model = model.pin_model
     if getattr(model, "urdf_path", None):
         visuals = urdf_visuals(pin_model, model.urdf_path, max_faces)
