@@ -2,6 +2,6 @@
 from .registry import factory, get, load_solution, names, rebuild, register
 
 # importing a module registers its problems
-from . import classic, humanoid, legged, legged_kinodynamic, quadrotor, quadrupeds, rigid_body  # noqa: E402,F401  (isort: skip)
+from . import classic, humanoid, legged, legged_kinodynamic, quadrotor, quadrupeds, rigid_body, terrain  # noqa: E402,F401  (isort: skip)
 
 __all__ = ["factory", "get", "load_solution", "names", "rebuild", "register"]

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from .constraints import Constraint, GoalConstraint
 from .costs import Cost, FunctionCost, FunctionTerminalCost, QuadraticCost, QuadraticTerminalCost, RunningCost, TerminalCost
+from .interval_constraints import IntervalConstraint
 from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
 from .nlp import NLP
 from .problem import FreeTime, Problem
@@ -37,6 +38,7 @@ __all__ = [
     "HermiteSimpson",
     "IMPLICIT_MIDPOINT",
     "Integrator",
+    "IntervalConstraint",
     "IpoptSolver",
     "MultipleShooting",
     "NLP",

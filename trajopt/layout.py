@@ -31,10 +31,11 @@ class RowBlock:
     """Rows of ``g`` computed by one mapped stage function.
 
     ``kind``: "norm", "constraint", "midpoint" (a constraint at interior
-    collocation points), "defect" or "residual"; ``rows`` per column;
-    ``stages`` (K,) the knot (or interval start) of each column;
-    ``constraint`` indexes ``NLP.constraints`` and ``point`` the transcription's
-    interior point (for "constraint" and "midpoint").
+    collocation points), "interval" (an interval constraint), "defect" or
+    "residual"; ``rows`` per column; ``stages`` (K,) the knot (or interval
+    start) of each column; ``constraint`` indexes ``NLP.constraints`` (or
+    ``NLP.interval_constraints`` for "interval") and ``point`` the
+    transcription's interior point (for "constraint" and "midpoint").
     """
 
     kind: str

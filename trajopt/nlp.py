@@ -10,7 +10,8 @@ midpoints), the final control exists only when ``transcription.final_control``
 and ``tf`` only for a free final time. Constraint rows ``g`` are grouped by
 stage too: for each knot ``k``, the unit-norm rows of ``x_k`` (quaternions,
 omitted at a fixed ``x_0``), the user constraints at ``k`` (in the order they
-were added), then the interval ``k -> k+1`` rows (defect, residual).
+were added), the interval constraints on ``k -> k+1`` (:mod:`trajopt.interval_constraints`),
+then the interval ``k -> k+1`` rows (defect, residual).
 
 Every piece is one ``casadi.Function`` of one knot or interval, mapped over
 its knots with ``Function.map`` (one stage function per knot, never one expression repeated N times): the knot dynamics
@@ -51,6 +52,7 @@ import numpy as np
 from models.casadi_names import casadi_name
 
 from .costs import split_costs, sum_costs
+from .interval_constraints import sampled_function
 from .layout import Layout, RowBlock, columns
 from .manifold import normalize_quaternions, unit_norm_residual
 from .problem import Problem
@@ -98,6 +100,9 @@ class NLP:
         self.chart_centres = normalize_quaternions(model, problem.initial_guess()[0]) if self.chart else None
         self.nz = self.transcription.interval_size(problem.model)
         self.constraints = problem.resolved_constraints()
+        self.interval_constraints = problem.resolved_interval_constraints()
+        self.interval_functions = [sampled_function(c, model, self.transcription) for c in self.interval_constraints]
+        self.interior_points = len(self.transcription.interval_points(model))
         self._running = [c for c in problem.costs if not c.terminal]
         self._terminal = [c for c in problem.costs if c.terminal]
         self._signature = self._structure()
@@ -155,6 +160,7 @@ class NLP:
         self.idx_p_con_mid = [pl.take(m.size).reshape(m.shape) for m in mid_params]
         self.idx_p_dyn = pl.take(N * model.dynamics_param_dim).reshape(N, model.dynamics_param_dim)
         self.idx_p_chart = pl.take(N * nx).reshape(N, nx) if self.chart else np.zeros((N, 0), dtype=int)
+        self.idx_p_icon = [pl.take(c.params.size).reshape(c.params.shape) for c in self.interval_constraints]
         self.p = ca.MX.sym("p", pl.size)
 
     def _stage_functions(self) -> List[Tuple[ca.MX, RowBlock]]:
@@ -200,6 +206,10 @@ class NLP:
             for j, (xs, us) in enumerate(points if intervals.size else []):
                 Zi = Z[:, intervals.tolist()]
                 blocks.append((c.function.map(len(intervals))(Zi[xs, :], Zi[us, :], columns(p, idx_mid)), RowBlock("midpoint", c.size, intervals, i, j)))
+        for i, (c, fn, idx) in enumerate(zip(self.interval_constraints, self.interval_functions, self.idx_p_icon)):
+            K, K1 = c.intervals.tolist(), (c.intervals + 1).tolist()
+            rows = fn.map(len(K))(X[:, K], U[:, K], Z[:, K], X[:, K1], U[:, K1], T[:, K], h, D[:, K], D[:, K1], columns(p, idx))
+            blocks.append((rows, RowBlock("interval", fn.size1_out(0), c.intervals, i)))
         blocks.append((out["defect"], RowBlock("defect", out["defect"].shape[0], np.arange(N - 1))))
         blocks.append((out["residual"], RowBlock("residual", out["residual"].shape[0], np.arange(N - 1))))
         return blocks
@@ -253,6 +263,8 @@ class NLP:
             p[self.idx_p_term] = np.hstack([c.params(model, prob.N).ravel() for c in self._terminal])
         for c, idx, idx_mid in zip(constraints, self.idx_p_con, self.idx_p_con_mid):
             p[idx], p[idx_mid] = c.params, c.midpoint_data()[3]
+        for c, idx in zip(self._current_interval_constraints(), self.idx_p_icon):
+            p[idx] = c.params
         p[self.idx_p_dyn] = prob.dynamics_params
         if self.chart:
             p[self.idx_p_chart] = self.chart_centres
@@ -279,9 +291,14 @@ class NLP:
     def bounds_g(self) -> Tuple[np.ndarray, np.ndarray]:
         """Constraint bounds ``(lbg, ubg)`` in stage order (equalities are 0 = 0)."""
         constraints = self._current_constraints()
+        interval_constraints = self._current_interval_constraints() if self.interval_constraints else []
         lo, hi = [np.zeros(0)], [np.zeros(0)]
         for b in self.blocks:
-            if b.kind == "constraint":
+            if b.kind == "interval":
+                lower, upper = interval_constraints[b.constraint].bounds(self.interior_points)
+                lo.append(lower.ravel())
+                hi.append(upper.ravel())
+            elif b.kind == "constraint":
                 c = constraints[b.constraint]
                 lo.append(c.lower.ravel())
                 hi.append(c.upper.ravel())
@@ -307,6 +324,17 @@ class NLP:
         )
         if not same:
             raise ValueError("problem: its structure changed since this NLP was built; build a new solver")
+        return current
+
+    def _current_interval_constraints(self) -> list:
+        """The problem's interval constraints resolved now; ``ValueError`` if their structure changed since the build."""
+        current = self.problem.resolved_interval_constraints()
+        same = len(current) == len(self.interval_constraints) and all(
+            a.intervals.tolist() == b.intervals.tolist() and a.size == b.size and a.params.shape == b.params.shape and a.fractions == b.fractions and a.midpoints == b.midpoints
+            for a, b in zip(current, self.interval_constraints)
+        )
+        if not same:
+            raise ValueError("problem: its interval constraints changed structure since this NLP was built; build a new solver")
         return current
 
     def pack(self, states: np.ndarray, controls: np.ndarray, intervals: np.ndarray | None = None, tf: float | None = None) -> np.ndarray:

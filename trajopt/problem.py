@@ -6,6 +6,7 @@ A :class:`Problem` states *what* to solve, independently of the transcription::
     subject to  xdot = f(x, u, t)                          (model)
                 x(0) = x0                                  (if x0 is given)
                 lower_k <= c(x_k, u_k, p_k) <= upper_k      (constraints at chosen knots)
+                lower_k <= c(x_k, u_k, x(t), u(t), p_k) <= upper_k   (interval constraints, t in (t_k, t_k+1])
                 x_lb_k <= x_k <= x_ub_k,  u_lb_k <= u_k <= u_ub_k   (per-knot bounds)
                 tf fixed, or tf in [lower, upper] (:class:`FreeTime`)
 
@@ -23,6 +24,7 @@ import numpy as np
 from lie import _backend as B
 
 from .constraints import Constraint, GoalConstraint, ResolvedConstraint
+from .interval_constraints import IntervalConstraint, ResolvedIntervalConstraint
 from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
 from .manifold import check_states, interpolate_states, normalize_quaternions
@@ -97,6 +99,7 @@ class Problem:
         self._x0 = None if x0 is None else self._check_state(x0, "x0")
         self.costs: List[Cost] = []
         self.constraints: List[Constraint] = []
+        self.interval_constraints: List[IntervalConstraint] = []
         lb, ub = model.control_bounds()
         self.state_lower = np.full((self.N, self.nx), -np.inf)
         self.state_upper = np.full((self.N, self.nx), np.inf)
@@ -197,6 +200,18 @@ class Problem:
     def resolved_constraints(self) -> List[ResolvedConstraint]:
         """Every constraint with its numeric data for this horizon, in the order added."""
         return [c.resolve(self.model, self.N) for c in self.constraints]
+
+    def add_interval_constraint(self, constraint: IntervalConstraint) -> "Problem":
+        """Add a :class:`trajopt.interval_constraints.IntervalConstraint` (validated now). Returns ``self``."""
+        if not isinstance(constraint, IntervalConstraint):
+            raise ValueError(f"constraint: expected a trajopt.IntervalConstraint, got {type(constraint).__name__}")
+        constraint.resolve(self.model, self.N)
+        self.interval_constraints.append(constraint)
+        return self
+
+    def resolved_interval_constraints(self) -> List[ResolvedIntervalConstraint]:
+        """Every interval constraint with its numeric data for this horizon, in the order added."""
+        return [c.resolve(self.model, self.N) for c in self.interval_constraints]
 
     def _bound(self, lo: np.ndarray, hi: np.ndarray, lower: Any, upper: Any, knots: Any, name: str) -> None:
         ks = resolve_knots(knots, self.N, f"{name} knots")

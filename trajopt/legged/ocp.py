@@ -41,6 +41,17 @@ control rate (:meth:`trajopt.Problem.penalize_control_rate`) and removes it
 (measured on the jump: replay drift 8.6 cm / 17 deg without, 5 mm / 0.6 deg
 with 1e-5).
 
+On a :class:`trajopt.terrain.Terrain` (``terrain=``, other than flat ground
+at ``z = 0``, which keeps the formulation above unchanged) footholds are
+chosen on the terrain's foot regions by :func:`.terrain_plan.plan_on_terrain`
+(which also puts ``x0`` on the terrain and refers the base reference to it)
+and the stance, friction and swing constraints become those of
+:mod:`.terrain_constraints`: feet on their regions' surfaces and inside them,
+no slip from knot to knot, friction about the local normal, and swinging feet
+``clearance`` above the terrain at the knots and at ``clearance_samples``
+points inside every interval. The ``"contact"`` formulation and
+``periodic=True`` are not available there.
+
 Transcriptions: trapezoidal collocation (the default: fastest, measured) and
 Hermite-Simpson (the ``"inverse"`` residual, the stance, swing-height and
 friction constraints are then also imposed at the interval midpoints) with
@@ -89,14 +100,19 @@ import numpy as np
 import pinocchio as pin
 
 from lie import _backend as B
+from lie import quat_to_rot
 from models.contact_dynamics import ContactDynamics
 
 from ..constraints import Constraint, GoalConstraint
 from ..costs import QuadraticCost
+from ..manifold import check_states
 from ..problem import Problem
+from ..terrain import Terrain
 from .base_path import ballistic_base_path
 from .footholds import nominal_foot_paths, swing_apex_knots
 from .schedule import ContactSchedule
+from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
+from .terrain_plan import plan_on_terrain
 
 FRICTION_MODELS = ("pyramid", "cone")
 #: Default transcription of ``formulation="contact"``: explicit steps (gaps for Riccati solvers)
@@ -150,6 +166,9 @@ class LeggedWeights:
     acceleration: float = 1e-4
     #: weight of ``1/2 integral |wdot|^2`` on all controls (torques, forces, accelerations); 0 = off
     control_rate: float = 0.0
+    #: on a terrain, weight of ``1/2 |p_xy - p_nominal|^2`` (1/m^2 s) of every stance foot's horizontal distance
+    #: from its nominal foothold, which picks one point among the many its foot region allows
+    foothold: float = 10.0
 
 
 class LeggedProblem(Problem):
@@ -178,6 +197,17 @@ class LeggedProblem(Problem):
         Minimum foot height (m) at the middle knot of every swing.
     N:
         Number of knots, if the caller wants it checked against the schedule's.
+    terrain:
+        A :class:`trajopt.terrain.Terrain` to walk on (default ``None``: flat
+        ground at ``z = 0``, as is ``trajopt.terrain.flat()``); see the module
+        docstring. ``x0`` then defaults to the standing pose carried onto it.
+    clearance:
+        On a terrain, the height (m) swinging feet keep above it.
+    clearance_samples:
+        On a terrain, the points inside every interval where they keep it.
+    clearance_time:
+        On a terrain, how long (s) after lift-off and before touchdown the
+        clearance takes to grow to its full value (:mod:`.terrain_constraints`).
     """
 
     default_transcription = "trapezoidal"
@@ -207,6 +237,10 @@ class LeggedProblem(Problem):
         weights: Optional[LeggedWeights] = None,
         name: str = "legged",
         N: Optional[int] = None,
+        terrain: Optional[Terrain] = None,
+        clearance: float = 0.02,
+        clearance_samples: int = CLEARANCE_SAMPLES,
+        clearance_time: float = CLEARANCE_TIME,
     ) -> None:
         if N is not None:
             schedule.check_length(N)
@@ -233,7 +267,19 @@ class LeggedProblem(Problem):
                 )
         self.robot, self.schedule, self.formulation, self.friction, self.periodic = robot, schedule, formulation, friction, periodic
         self.contact_model = ContactDynamics(robot, formulation)
-        x0 = robot.init_state() if x0 is None else np.asarray(x0, dtype=float)
+        self.terrain, self.terrain_plan = terrain, None
+        self.clearance = B.real(clearance, "clearance", lower=0.0)
+        if isinstance(clearance_samples, bool) or not isinstance(clearance_samples, (int, np.integer)) or clearance_samples < 0:
+            raise ValueError(f"clearance_samples: expected an int >= 0, got {clearance_samples!r}")
+        self.clearance_samples = int(clearance_samples)
+        self.clearance_time = B.real(clearance_time, "clearance_time", lower=0.0)
+        if terrain is not None:
+            self._check_terrain_options(terrain)
+        x0 = None if x0 is None else check_states(self.contact_model, x0, "x0")
+        if terrain is not None and terrain.flat_height != 0.0:
+            self.terrain_plan = plan_on_terrain(robot, schedule, terrain, B.vector(displacement, 3, "displacement"), swing_apex, self.clearance, x0=x0)
+            x0 = self.terrain_plan.x0
+        x0 = robot.init_state() if x0 is None else x0
         super().__init__(self.contact_model, schedule.N, schedule.duration, x0, name=name)
         if formulation == "contact":
             self.default_transcription = CONTACT_TRANSCRIPTION
@@ -244,8 +290,12 @@ class LeggedProblem(Problem):
         self.swing_apex = float(swing_apex)
         self.weights = weights or LeggedWeights()
         self.mass = float(pin.computeTotalMass(robot.pin_model))
-        self.nominal_feet, self.footholds = nominal_foot_paths(schedule, robot.kinematics(self.x0), self.displacement, self.swing_apex)
-        self.target_base_position = self.x0[:3] + self.displacement
+        if self.terrain_plan is not None:
+            self.nominal_feet, self.footholds = self.terrain_plan.nominal_feet, self.terrain_plan.footholds
+            self.target_base_position = self.terrain_plan.base_positions[-1].copy()
+        else:
+            self.nominal_feet, self.footholds = nominal_foot_paths(schedule, robot.kinematics(self.x0), self.displacement, self.swing_apex)
+            self.target_base_position = self.x0[:3] + self.displacement
         self._add_bounds()
         self._add_constraints()
         self.reference_states = self._reference_states()
@@ -255,6 +305,20 @@ class LeggedProblem(Problem):
 
     def check_transcription(self, name: str) -> None:
         check_formulation_transcription(self.formulation, name)
+
+    def _check_terrain_options(self, terrain: Any) -> None:
+        """``TypeError``/``ValueError`` for a terrain this problem cannot walk on (module docstring)."""
+        if not isinstance(terrain, Terrain):
+            raise TypeError(f"terrain: expected a trajopt.terrain.Terrain, got {type(terrain).__name__}")
+        if terrain.flat_height == 0.0:
+            return
+        if self.formulation == "contact":
+            raise ValueError("formulation: the 'contact' formulation is not available on a terrain (its no-slip rows couple neighbouring knots, which fatrop cannot take); use 'inverse' or 'forward'")
+        if self.periodic:
+            raise ValueError("periodic: a plan over a terrain does not repeat; use periodic=False")
+        parents = [self.robot.pin_model.frames[self.robot.pin_model.getFrameId(b)].parentJoint for b in self.robot.kinematics_bodies]
+        if len(set(parents)) < len(parents) or not hasattr(self.robot, "legs"):
+            raise ValueError(f"robot: terrain plans need a legged robot with one point foot per leg; {self.robot.name} has {len(parents)} contacts on {len(set(parents))} bodies")
 
     def knot_index(self, times: Any) -> np.ndarray:
         """The knot whose stance holds at each of ``times`` (s): ``k`` on ``[t_k, t_(k+1))``, the last knot at ``tf``."""
@@ -329,17 +393,23 @@ class LeggedProblem(Problem):
         if self.formulation == "contact":  # torque limits only: forces are functions of (x, u)
             return
         lower, upper = self.control_lower.copy(), self.control_upper.copy()
+        # on a terrain the friction rows hold the force about the local normal; f_z >= 0 is added
+        # as a bound where they imply it (it helps IPOPT: measured on a jump, 178 -> 92 iterations)
+        vertical = self.schedule.stance if self.terrain_plan is None else vertical_force_implied(self)
         for i in range(self.n_feet):
             s = self.foot_force_slice(i)
             swing = ~self.schedule.stance[:, i]
             lower[swing, s], upper[swing, s] = 0.0, 0.0
-            lower[~swing, s.start + 2] = 0.0  # unilateral normal force
+            lower[vertical[:, i], s.start + 2] = 0.0  # unilateral normal force
         self.bound_controls(lower, upper)
 
     def _add_constraints(self) -> None:
         robot, sched, cm = self.robot, self.schedule, self.contact_model
         if self.formulation == "inverse":
             self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), midpoints=True, name="dynamics residual"))
+        if self.terrain_plan is not None:
+            add_terrain_constraints(self)
+            return
         last = self.N - 1
         anchors = self.stance_directions()
         for i, foot in enumerate(sched.foot_names):
@@ -435,9 +505,20 @@ class LeggedProblem(Problem):
         return Constraint(rows, knots=knots.tolist(), lower=lower, upper=np.inf, params=self.dynamics_params[knots], name=f"friction {self.friction} on the contact forces")
 
     def _reference_states(self) -> np.ndarray:
-        """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``."""
+        """Base moved uniformly by ``displacement`` at constant velocity; joints as in ``x0``.
+
+        On a terrain, the base pose of the terrain plan (height and tilt referred
+        to the terrain under the robot) with its finite-difference velocity in
+        the body frame."""
         nq, s = self.robot.nq, np.linspace(0.0, 1.0, self.N)
         X = np.repeat(self.x0[None], self.N, axis=0)
+        plan = self.terrain_plan
+        if plan is not None:
+            X[:, 0:3], X[:, 3:7] = plan.base_positions, plan.base_quaternions
+            X[:, nq:] = 0.0
+            velocity = np.gradient(plan.base_positions, self.tf_guess / (self.N - 1), axis=0)
+            X[:, nq : nq + 3] = np.einsum("kji,kj->ki", np.array([quat_to_rot(q) for q in plan.base_quaternions]), velocity)
+            return X
         X[:, 0:3] = self.x0[:3] + np.outer(s, self.displacement)
         X[:, nq:] = 0.0
         X[:, nq : nq + 3] = self.displacement / self.tf_guess  # body frame = world for a level base
@@ -453,6 +534,8 @@ class LeggedProblem(Problem):
         if self.formulation != "contact":
             u_ref[:, cm.f_slice] = self.stance_force_share()
         self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
+        if self.terrain_plan is not None and w.foothold > 0:
+            add_foothold_cost(self, w.foothold)
         if w.control_rate > 0:
             self.penalize_control_rate(np.full(cm.control_dim, w.control_rate))
 

@@ -43,7 +43,10 @@
 - Contacts (:class:`ContactParameters`): a sphere of radius ``r`` CENTRED at
   each of the robot's contact points (its kinematics bodies), and a ground
   plane at ``z = -r``, so a sphere resting on it has its centre, the plan's
-  contact point, at ``z = 0``. MuJoCo's contact then acts ``r`` below the
+  contact point, at ``z = 0``. With a ``terrain`` (:mod:`trajopt.terrain`)
+  its solids replace the ground, lowered by ``r`` the same way, and the
+  links get their URDF collision shapes, so that a body other than a foot
+  touching the terrain is simulated and seen (:mod:`.terrain`). MuJoCo's contact then acts ``r`` below the
   planned point; a small radius keeps the moment of the friction force about
   the planned point (``r |f_t|``) and the rolling of the sphere
   (``r dtheta``) small. Friction ``robot.mu`` (condim 3).
@@ -67,6 +70,7 @@ from lie import quat_to_rot
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
 from .sources import spec_from_pinocchio, spec_from_urdf, urdf_sphere_radius
+from .terrain import BODY_BITS, FOOT_BITS, LINK_TERRAIN, add_body_collisions, add_terrain, foot_radius
 
 #: Gravity of the plans (m/s^2), along -z.
 GRAVITY = 9.81
@@ -133,7 +137,12 @@ class MujocoRobot:
     Attributes: ``robot`` (ours), ``spec`` and ``model`` (``mujoco.MjSpec`` and
     the compiled ``mujoco.MjModel``), ``contact_geoms`` (geom ids of the
     contact spheres, in the order of ``robot.kinematics_bodies``),
-    ``contact_bodies`` (their MuJoCo body ids), ``folded_links`` (URDF links
+    ``contact_bodies`` (their MuJoCo body ids), ``terrain`` (the
+    :class:`trajopt.terrain.Terrain` or ``None``), ``terrain_geoms``,
+    ``link_terrain_geoms`` and ``body_geoms`` (ids of its solids the feet
+    stand on, of its solids the links are checked against, and of the links'
+    collision shapes: :mod:`.terrain`),
+    ``folded_links`` (URDF links
     whose inertia was folded into a welded link), ``mass``, ``floating``,
     ``order`` (the :class:`models.orders.StateOrder` of MuJoCo's vectors) and
     the permutations ``q_index``/``v_index``/``u_index`` with
@@ -141,8 +150,12 @@ class MujocoRobot:
     base velocity frame) and ``ctrl = u[u_index]``.
     """
 
-    def __init__(self, robot: Any, spec: "mujoco.MjSpec", model: "mujoco.MjModel", contact_geoms: Sequence[int], folded_links: Sequence[str] = ()) -> None:
-        self.robot, self.spec, self.model = robot, spec, model
+    def __init__(self, robot: Any, spec: "mujoco.MjSpec", model: "mujoco.MjModel", contact_geoms: Sequence[int], folded_links: Sequence[str] = (), terrain: Any = None) -> None:
+        self.robot, self.spec, self.model, self.terrain = robot, spec, model, terrain
+        geoms = [model.geom(g).name for g in range(model.ngeom)]
+        self.terrain_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith("terrain_")], dtype=int)
+        self.link_terrain_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith(LINK_TERRAIN)], dtype=int)
+        self.body_geoms = np.array([g for g, name in enumerate(geoms) if name.startswith("body_")], dtype=int)
         self.folded_links = tuple(folded_links)
         self.floating = bool(robot.is_floating)
         self.contact_geoms = np.asarray(contact_geoms, dtype=int)
@@ -307,6 +320,7 @@ def build_model(
     integrator: str = "implicitfast",
     joint_friction: bool = False,
     body_collisions: bool = False,
+    terrain: Any = None,
 ) -> MujocoRobot:
     """A :class:`MujocoRobot` of ``robot``: a compiled MuJoCo model with the same bodies, joints, masses and
     inertias (from its URDF through MuJoCo's parser, or rebuilt from the ``pinocchio.Model``), contact
@@ -321,7 +335,9 @@ def build_model(
     ``body_collisions`` keeps the URDF's collision shapes of the other links
     (trunk, hips, thighs, calves), which then touch the ground too (a fall
     shows as their contacts, :meth:`MujocoRobot.body_contacts`); the robot's
-    own geoms never collide with each other.
+    own geoms never collide with each other;
+    ``terrain`` (a :class:`trajopt.terrain.Terrain`) replaces the ground by
+    its solids and adds the links' collision shapes (module docstring).
     """
     contact = contact or ContactParameters()
     if not (np.isfinite(timestep) and timestep > 0):
@@ -349,14 +365,14 @@ def build_model(
         if not joint_friction:
             joint.damping, joint.frictionloss = np.zeros(3), 0.0
         joint.armature = 0.0
-    names = _add_contacts(spec, robot, contact)
+    names = _add_contacts(spec, robot, contact, terrain)
     try:
         _add_actuators(spec, robot, spec.compile())
         model = spec.compile()
     except ValueError as err:  # MuJoCo's compiler errors, e.g. a massless or point-mass moving link
         raise ValueError(f"robot: MuJoCo cannot compile a model of {robot.name!r}: {err}".replace("\n", "; ")) from None
     geoms = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, n) for n in names]
-    return MujocoRobot(robot, spec, model, geoms, folded)
+    return MujocoRobot(robot, spec, model, geoms, folded, terrain)
 
 
 def _check_contact(contact: ContactParameters) -> None:
@@ -410,19 +426,30 @@ def _joint_of_velocity(pin_model: pin.Model, i: int) -> str:
     raise ValueError(f"pin_model: no joint owns velocity coordinate {i}")
 
 
-def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters) -> list:
-    """Contact spheres centred at the robot's kinematics bodies and the ground plane; the spheres' geom names."""
+def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters, terrain: Any = None) -> list:
+    """Contact spheres centred at the robot's kinematics bodies and the ground plane (or the terrain, and
+    the links' collision shapes: :mod:`.terrain`); the spheres' geom names."""
     pin_model = robot.pin_model
     friction = np.array([float(getattr(robot, "mu", 1.0)), 0.0, 0.0])
-    geoms = [spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], pos=[0, 0, -contact.radius])]
+    if terrain is None:
+        geoms = [spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], pos=[0, 0, -contact.radius])]
+    else:
+        geoms = add_terrain(spec, terrain, contact.radius)
     for frame_name in robot.kinematics_bodies:
         frame = pin_model.frames[pin_model.getFrameId(frame_name)]
         body = _joint_body(spec, pin_model, frame.parentJoint)
         geoms.append(body.add_geom(name=f"contact_{frame_name}", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[contact.radius, 0, 0], pos=frame.placement.translation))
+    ground, links_ground, bodies = geoms[: len(geoms) - robot.nc], [], set()
+    if terrain is not None:
+        links_ground = add_terrain(spec, terrain, foot_radius(robot, contact.radius), prefix=LINK_TERRAIN)
+        bodies = set(add_body_collisions(spec, robot, lambda joint: _joint_body(spec, pin_model, joint)))
     for geom in spec.geoms:  # the URDF's collision shapes (when kept) and the contact spheres: against the ground only
-        geom.contype, geom.conaffinity = 1, 0
-    geoms[0].contype, geoms[0].conaffinity = 0, 1
+        geom.contype, geom.conaffinity = (BODY_BITS, 0) if geom.name in bodies else (FOOT_BITS, 0)
+    for geom in ground:  # the ground plane (against the feet and any kept shapes), or the terrain the feet stand on
+        geom.contype, geom.conaffinity = 0, FOOT_BITS if terrain is not None else FOOT_BITS | BODY_BITS
+    for geom in links_ground:  # the terrain the links' shapes are checked against
+        geom.contype, geom.conaffinity, geom.group = 0, BODY_BITS, 3
     for geom in spec.geoms:
         geom.friction, geom.condim = friction, 3
         geom.solref, geom.solimp = np.array(contact.solref, dtype=float), np.array(contact.solimp, dtype=float)
-    return [g.name for g in geoms[1:]]
+    return [g.name for g in geoms[len(geoms) - robot.nc :]]

@@ -65,6 +65,11 @@ def legged_problem(solution: Any) -> Any:
     return problem
 
 
+def plan_terrain(problem: Any) -> Any:
+    """The :class:`trajopt.terrain.Terrain` a legged problem walks on, or ``None`` for the flat ground at ``z = 0``."""
+    return problem.terrain if getattr(problem, "terrain_plan", None) is not None else None
+
+
 def periodic_mismatch(solution: Any) -> float:
     """Largest difference between the plan's last and first knot in joint angles, velocities, roll and pitch."""
     problem = legged_problem(solution)

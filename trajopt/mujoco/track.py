@@ -32,7 +32,8 @@ import scipy.linalg
 from lie import quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
 
 from .model import MujocoRobot, build_model
-from .reference import PlanSamples, legged_problem, plan_timestep, sample_plan
+from .reference import PlanSamples, legged_problem, plan_terrain, plan_timestep, sample_plan
+from .terrain import terrain_contacts
 
 #: Joint PD gains ``(Kp N m/rad, Kd N m s/rad)`` of :class:`PDFeedforward` per robot name, chosen on
 #: the registry's plans with bench/mujoco_drift.py (1 ms steps, base drift max). Go1 (50, 2): trot
@@ -259,7 +260,10 @@ class TrackingResult:
     ``base_orientation_error`` (n,) rad (angle of ``conj(q_plan) q``);
     ``joint_error`` (n,) rad (largest joint angle error); ``fell`` and
     ``fall_time`` (s, NaN when it did not); ``controller`` describes the
-    controller and its gains; ``knot_steps`` the step of every knot reached.
+    controller and its gains; ``knot_steps`` the step of every knot reached;
+    ``terrain_contacts`` every step at which a body other than a foot touched
+    the terrain (a model built with a terrain, :mod:`.terrain`), as
+    ``(time [s], body geom name, depth [m])``, the deepest contact of the step.
     """
 
     times: np.ndarray
@@ -276,6 +280,7 @@ class TrackingResult:
     controller: str
     cycles: int
     knot_steps: np.ndarray = field(repr=False)
+    terrain_contacts: tuple = ()
 
     @property
     def max_position_error(self) -> float:
@@ -290,6 +295,9 @@ class TrackingResult:
     def summary(self) -> str:
         """One line: controller, drift (max and final), fall."""
         fall = f", FELL at t = {self.fall_time:.3f} s" if self.fell else ""
+        if self.terrain_contacts:
+            t, body, depth = max(self.terrain_contacts, key=lambda c: c[2])
+            fall += f", {len(self.terrain_contacts)} steps with a body on the terrain (deepest {1e3 * depth:.1f} mm, {body} at t = {t:.3f} s)"
         return (
             f"{self.controller}, {self.cycles} cycle(s): base drift max {1e3 * self.max_position_error:.1f} mm / "
             f"{np.degrees(self.max_orientation_error):.2f} deg, final {1e3 * self.base_position_error[-1]:.1f} mm / "
@@ -319,7 +327,7 @@ def track(
     step must divide the plan's duration.
     """
     problem = legged_problem(solution)
-    robot = (robot or build_model(problem.robot, timestep=plan_timestep(solution))).copy()
+    robot = (robot or build_model(problem.robot, timestep=plan_timestep(solution), terrain=plan_terrain(problem))).copy()
     if controller is None:
         controller = "pd"
     if isinstance(controller, str):
@@ -346,6 +354,7 @@ def simulate(robot: MujocoRobot, plan: PlanSamples, controller: Controller, fall
     states, torques, forces = np.zeros((n, ours.nx)), np.zeros((n - 1, ours.nu)), np.zeros((n, ours.nc, 3))
     cos_tilt = np.cos(fall_tilt)
     fall_time, last = np.nan, n - 1
+    touches = []
     for i in range(n):
         x = robot.state(data)
         states[i] = x
@@ -359,6 +368,11 @@ def simulate(robot: MujocoRobot, plan: PlanSamples, controller: Controller, fall
         data.ctrl[:] = robot.to_ctrl(np.asarray(controller(i, x, data), dtype=float))
         mujoco.mj_step(model, data)
         torques[i], forces[i] = data.actuator_force[robot.u_inverse], robot.contact_forces(data)
+        if robot.body_geoms.size:
+            hits = terrain_contacts(model, data, robot.body_geoms, robot.link_terrain_geoms)
+            if hits:
+                geom, _, depth = max(hits, key=lambda hit: hit[2])
+                touches.append((float(plan.times[i + 1]), model.geom(geom).name, depth))
     keep = slice(0, last + 1)
     S, P = states[keep], plan.states[keep]
     nj = ours.nq - (7 if robot.floating else 0)
@@ -372,7 +386,7 @@ def simulate(robot: MujocoRobot, plan: PlanSamples, controller: Controller, fall
         times=plan.times[keep], states=S, planned=P, torques=torques[:last], forces=forces[keep], planned_forces=_step_forces(plan)[keep],
         base_position_error=position, base_orientation_error=orientation, joint_error=np.abs(S[:, ours.nq - nj : ours.nq] - P[:, ours.nq - nj : ours.nq]).max(axis=1),
         fell=not np.isnan(fall_time), fall_time=float(fall_time), controller=describe() if describe else type(controller).__name__,
-        cycles=plan.cycles, knot_steps=plan.knot_steps[plan.knot_steps <= last],
+        cycles=plan.cycles, knot_steps=plan.knot_steps[plan.knot_steps <= last], terrain_contacts=tuple(touches),
     )
 
 

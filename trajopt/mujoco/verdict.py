@@ -19,6 +19,9 @@ swing-foot force           ``max |f|`` of swing feet                     :data:`
 torque limits              ``|tau| -`` the actuator's force range        :data:`TORQUE_TOLERANCE` N m
 joint limits               angle beyond the joint's range                :data:`JOINT_TOLERANCE` rad
 tracked replay             fell (base too low or tilted) or not          must not fall
+link on the terrain        depth of a non-foot link in the terrain at   0 m; 0 steps
+(terrain plans only)       the knots; steps of the tracked replay with
+                           such a contact
 =========================  ===========================================  ==================================
 
 The friction check uses the plan's own model, the constraint the optimizer
@@ -106,6 +109,21 @@ def verdict_checks(knots: Any, tracked: Any, mass: float, plan_friction: str) ->
         limit_check("torque limit", knots.torque_excess, TORQUE_TOLERANCE, "N m"),
         limit_check("joint limit", knots.joint_excess, JOINT_TOLERANCE, "rad"),
         Check(REPLAY, float(tracked.fall_time) if tracked.fell else float("nan"), float("nan"), "s", -1, not tracked.fell),
+        *terrain_checks(knots, tracked),
+    ]
+
+
+def terrain_checks(knots: Any, tracked: Any) -> List[Check]:
+    """On a terrain (``knots.body_clearance`` measured), the rows of a link other than a foot on it: its
+    depth at the knots (``-body_clearance``, threshold 0 m) and the steps of the tracked replay with such a
+    contact (threshold 0); none on the flat ground."""
+    clearance = np.asarray(knots.body_clearance, dtype=float)
+    if np.isnan(clearance).all():
+        return []
+    touches = len(tracked.terrain_contacts)
+    return [
+        limit_check("link on the terrain", -clearance, 0.0, "m"),
+        Check("link on the terrain in the tracked replay", float(touches), 0.0, "steps", -1, touches == 0),
     ]
 
 

@@ -15,18 +15,30 @@ model of :func:`.model.build_model`:
   ``max |residual| / (m g)``;
 - for every contact: speed and displacement (since its stance began) of a
   stance foot, penetration of the ground, the friction excess in the plan's
-  own model (the pyramid ``max(|f_x|, |f_y|) - mu f_n`` or the cone
+  own model (the pyramid ``max(|f_t1|, |f_t2|) - mu f_n`` or the cone
   ``|f_t| - mu f_n``, as ``problem.friction`` says) and in MuJoCo's cone
-  (elliptic ``|f_t| - mu f_n``; or MuJoCo's pyramid ``|f_x| + |f_y| - mu
+  (elliptic ``|f_t| - mu f_n``; or MuJoCo's pyramid ``|f_t1| + |f_t2| - mu
   f_n``), the normal force (negative is a unilateral violation) and any
-  force on a swing foot;
-- torques beyond the actuators' force ranges and joint angles beyond the joints' ranges.
+  force on a swing foot; ``n`` is ``z`` and ``t1, t2`` are ``x, y`` on the
+  flat ground;
+- torques beyond the actuators' force ranges and joint angles beyond the joints' ranges;
+- on a terrain (:mod:`trajopt.terrain`; the model then holds its solids and
+  the links' collision shapes, :mod:`.terrain`): penetration, normal and
+  tangential forces are taken about the terrain's height and local normal
+  ``n`` at the foot (tangents :func:`trajopt.terrain.surface.surface_tangents`),
+  and ``body_clearance`` is the smallest distance from a link other than a
+  foot to the terrain (MuJoCo's ``mj_geomDistance``; negative is a collision).
 
 Then it replays the plan in MuJoCo's simulation (:func:`.track.track`) from
 its initial state: tracked by :class:`.track.PDFeedforward` (the robot's
-default gains unless given) and with the feed-forward torques alone.
+default gains unless given) and with the feed-forward torques alone; on a
+terrain the replays record every contact of a link with it. The tracked
+replay's contacts are compared with the plan's: ``contact_mismatch`` is the
+fraction of its steps at which some foot carries force (above 1 N) where
+the plan has it in the air, or none where the plan stands on it.
 :meth:`VerificationReport.verdict` judges the plan (:mod:`.verdict`: each
-check against its threshold, the friction in the plan's own model).
+check against its threshold, the friction in the plan's own model; on a
+terrain also no link on it, at the knots and in the tracked replay).
 """
 from __future__ import annotations
 
@@ -36,8 +48,10 @@ from typing import Any, Optional
 import mujoco
 import numpy as np
 
+from ..terrain.surface import surface_tangents
 from .model import GRAVITY, MujocoRobot, build_model
-from .reference import legged_problem, plan_timestep
+from .reference import legged_problem, plan_terrain, plan_timestep, sample_plan
+from .terrain import terrain_distance
 from .track import Feedforward, PDFeedforward, TrackingResult, track
 from .verdict import EOM_TOLERANCE, FORCE_TOLERANCE, Check, verdict_checks, verdict_line
 
@@ -59,7 +73,9 @@ class KnotChecks:
     (positive: outside MuJoCo's cone); ``plan_friction_excess`` (N, nc) N
     (positive: outside the plan's own pyramid or cone); ``normal_force`` (N, nc) N of stance
     feet; ``swing_force`` (N, nc) N (norm, swing feet); ``torque_excess``
-    (N, nu) N m and ``joint_excess`` (N, nj) rad (positive: beyond the limit).
+    (N, nu) N m and ``joint_excess`` (N, nj) rad (positive: beyond the limit);
+    ``body_clearance`` (N,) m, the smallest distance of a non-foot link to the
+    terrain (NaN without a terrain).
     """
 
     times: np.ndarray
@@ -74,6 +90,7 @@ class KnotChecks:
     swing_force: np.ndarray
     torque_excess: np.ndarray
     joint_excess: np.ndarray
+    body_clearance: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +111,13 @@ class VerificationReport:
     tracked: TrackingResult
     feedforward: TrackingResult
     plan_friction: str = "pyramid"
+    contact_mismatch: float = 0.0
+
+    @property
+    def collision_free(self) -> bool:
+        """No link other than a foot touches the terrain in the plan's knots or in the tracked replay."""
+        clearance = self.knots.body_clearance
+        return bool(not self.tracked.terrain_contacts and not (np.isfinite(clearance) & (clearance < 0)).any())
 
     def checks(self) -> list[Check]:
         """The verdict's rows: every check's worst value against its threshold (:mod:`.verdict`)."""
@@ -101,7 +125,7 @@ class VerificationReport:
 
     @property
     def ok(self) -> bool:
-        """Every check of :meth:`checks` within its threshold (the tracked replay standing included)."""
+        """Every check of :meth:`checks` within its threshold (the tracked replay standing, and no link on a terrain, included)."""
         return all(check.passed for check in self.checks())
 
     def verdict(self) -> str:
@@ -122,6 +146,7 @@ class VerificationReport:
             "swing_force": _nanmax(k.swing_force, empty=0.0),
             "torque_excess": float(k.torque_excess.max()),
             "joint_excess": float(k.joint_excess.max(initial=-np.inf)),
+            "body_clearance": _nanmin(k.body_clearance),
         }
 
     def summary(self) -> str:
@@ -136,6 +161,7 @@ class VerificationReport:
             f"  friction, MuJoCo's {MUJOCO_FRICTION.get(self.cone, self.cone)}: worst {w['friction_excess']:+.3g} N (knot {at(k.friction_excess)}){self._cone_note()}",
             f"  contact forces: min normal force {w['min_normal_force']:.3g} N, swing-foot force {w['swing_force']:.2e} N",
             f"  limits: torque {w['torque_excess']:+.3g} N m, joint angle {w['joint_excess']:+.3g} rad (positive = violated)",
+            *([f"  terrain: links at least {1e3 * w['body_clearance']:.1f} mm from it at the knots; replay contacts match the plan's at {100 * (1 - self.contact_mismatch):.1f} % of the steps"] if np.isfinite(w["body_clearance"]) else []),
             f"  replay, {self.tracked.summary()}",
             f"  replay, {self.feedforward.summary()}",
             self.verdict(),
@@ -167,6 +193,11 @@ class VerificationReport:
         return "\n".join(rows)
 
 
+def _nanmin(a: np.ndarray) -> float:
+    a = np.asarray(a, dtype=float)
+    return float(np.nanmin(a)) if np.isfinite(a).any() else float("nan")
+
+
 def _nanmax(a: np.ndarray, empty: float = float("nan")) -> float:
     """Largest finite entry of ``a``; ``empty`` when it has none."""
     a = np.asarray(a, dtype=float)
@@ -194,12 +225,21 @@ def verify(solution: Any, robot: Optional[MujocoRobot] = None, kp: Any = None, k
     robot's, :data:`.track.DEFAULT_GAINS`).
     """
     problem = legged_problem(solution)
-    robot = robot or build_model(problem.robot, timestep=plan_timestep(solution))
+    robot = robot or build_model(problem.robot, timestep=plan_timestep(solution), terrain=plan_terrain(problem))
     checks = knot_checks(robot, problem, solution)
     tracked = track(solution, PDFeedforward(kp, kd), robot=robot)
     feedforward = track(solution, Feedforward(), robot=robot)
     cone = "elliptic" if robot.model.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC else "pyramidal"
-    return VerificationReport(problem.name, robot.mass, cone, tuple(problem.robot.kinematics_bodies), checks, tracked, feedforward, problem.friction)
+    mismatch = contact_mismatch(tracked, sample_plan(solution, robot.model.opt.timestep).stance)
+    return VerificationReport(problem.name, robot.mass, cone, tuple(problem.robot.kinematics_bodies), checks, tracked, feedforward, problem.friction, mismatch)
+
+
+def contact_mismatch(result: TrackingResult, stance: np.ndarray, threshold: float = 1.0) -> float:
+    """Fraction of the replay's steps at which a foot's MuJoCo force (above ``threshold`` N) disagrees with
+    the plan's ``stance`` (steps, nc): force in the air, or none on the ground."""
+    steps = min(len(stance), len(result.forces))
+    loaded = np.linalg.norm(result.forces[:steps], axis=-1) > threshold
+    return float(np.mean((loaded != stance[:steps]).any(axis=1))) if steps else 0.0
 
 
 def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
@@ -217,7 +257,8 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
     gear = model.actuator_gear[:, 0]
     limited = np.flatnonzero(model.jnt_limited.astype(bool) & (model.jnt_type != mujoco.mjtJoint.mjJNT_FREE))
     out = {name: np.full((N, nc), np.nan) for name in ("speed", "slip", "friction", "plan_friction", "normal", "swing")}
-    eom, penetration = np.zeros(N), np.zeros((N, nc))
+    eom, penetration, clearance = np.zeros(N), np.zeros((N, nc)), np.full(N, np.nan)
+    terrain = robot.terrain
     torque_excess, joint_excess = np.zeros((N, ours.nu)), np.zeros((N, len(limited)))
     stance_start = np.zeros((nc, 3))
     pyramid = model.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
@@ -233,7 +274,11 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
         residual = M @ robot.to_mujoco_acceleration(x, a) + data.qfrc_bias - qfrc - np.einsum("cij,ci->j", jac, f)
         eom[k] = np.abs(robot.velocity_transform(x[:nq]).T @ residual).max() / weight
         points = robot.contact_points(data)
-        penetration[k] = np.maximum(-points[:, 2], 0.0)
+        ground = terrain.height(points[:, :2]) if terrain is not None else np.zeros(nc)
+        normals = terrain.normal(points[:, :2]) if terrain is not None else np.tile([0.0, 0.0, 1.0], (nc, 1))
+        penetration[k] = np.maximum(ground - points[:, 2], 0.0)
+        if robot.body_geoms.size:
+            clearance[k] = terrain_distance(model, data, robot.body_geoms, robot.link_terrain_geoms)[0]
         for i in range(nc):
             if not stance[k, i]:
                 out["swing"][k, i] = np.linalg.norm(f[i])
@@ -242,11 +287,12 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
                 stance_start[i] = points[i]
             out["speed"][k, i] = np.linalg.norm(jac[i] @ data.qvel)
             out["slip"][k, i] = np.linalg.norm(points[i] - stance_start[i])
-            tangent = np.abs(f[i, :2]).sum() if pyramid else np.linalg.norm(f[i, :2])
-            out["friction"][k, i] = tangent - mu[i] * f[i, 2]
-            plan_tangent = np.abs(f[i, :2]).max() if problem.friction == "pyramid" else np.linalg.norm(f[i, :2])
-            out["plan_friction"][k, i] = plan_tangent - problem.robot.mu * f[i, 2]
-            out["normal"][k, i] = f[i, 2]
+            f_n = f[i] @ normals[i]
+            f_t = np.abs([f[i] @ t for t in surface_tangents(normals[i])])
+            out["friction"][k, i] = (f_t.sum() if pyramid else np.linalg.norm(f[i] - f_n * normals[i])) - mu[i] * f_n
+            plan_tangent = f_t.max() if problem.friction == "pyramid" else np.linalg.norm(f[i] - f_n * normals[i])
+            out["plan_friction"][k, i] = plan_tangent - problem.robot.mu * f_n
+            out["normal"][k, i] = f_n
         ctrl = robot.to_ctrl(u)
         bound = np.where(model.actuator_forcelimited.astype(bool), model.actuator_forcerange[:, 1], np.inf)
         torque_excess[k] = (np.abs(ctrl) - bound)[robot.u_inverse]
@@ -255,5 +301,5 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
     return KnotChecks(
         times=np.asarray(solution.times, dtype=float), stance=stance, eom_residual=eom, stance_speed=out["speed"], stance_slip=out["slip"],
         penetration=penetration, friction_excess=out["friction"], plan_friction_excess=out["plan_friction"], normal_force=out["normal"], swing_force=out["swing"],
-        torque_excess=torque_excess, joint_excess=joint_excess,
+        torque_excess=torque_excess, joint_excess=joint_excess, body_clearance=clearance,
     )

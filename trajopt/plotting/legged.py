@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 
 from .checks import as_array, as_knot_series, as_limits, as_names, as_quaternions, as_times
 from .output import save_figure
+from .terrain import TERRAIN_FILL, draw_terrain_profile, ground_under_feet
 from .trajectories import EULER_LABELS, add_legend, draw_limits, euler_zyx_degrees, plot_series
 
 XYZ = ("x", "y", "z")
@@ -213,11 +214,14 @@ def plot_foot_heights(
     foot_names: Sequence[str],
     path: str | Path | None = None,
     overwrite: bool = False,
+    terrain: Any = None,
 ) -> Figure:
     """Height ``z`` of each foot above the ground, stance shaded; nfeet axes.
 
     ``times`` (N,) [s]; ``foot_pos`` (N, nfeet, 3) world [m]; ``stance``
-    (N or N - 1, nfeet) bool.
+    (N or N - 1, nfeet) bool; ``terrain`` (a :class:`trajopt.terrain.Terrain`,
+    default the ground at ``z = 0``): the height under each foot is drawn
+    (filled below) instead of the line at 0.
     """
     t = as_times(times)
     p = as_array(foot_pos, "foot_pos", (t.size, "nfeet", 3))
@@ -225,9 +229,14 @@ def plot_foot_heights(
     contact = stance_table(stance, t.size, nfeet)
     names = as_names(foot_names, nfeet, "foot_names", "foot")
     fig, axes = _foot_axes(nfeet, "foot heights (gray: stance)")
+    ground = ground_under_feet(terrain, p) if terrain is not None else None
     for i, ax in enumerate(axes):
         shade_stance(ax, t, contact[:, i])
-        ax.axhline(0.0, color="0.3", linewidth=0.8)
+        if ground is None:
+            ax.axhline(0.0, color="0.3", linewidth=0.8)
+        else:
+            ax.fill_between(t, ground[:, i].min() - 0.02, ground[:, i], **TERRAIN_FILL)
+            ax.plot(t, ground[:, i], color="0.3", linewidth=0.8)
         plot_series(ax, t, p[:, i, 2])
         _titled(ax, names[i], "z [m]")
     return save_figure(fig, path, overwrite)
@@ -269,8 +278,9 @@ def plot_legged_summary(
     joint_names: Sequence[str] | None = None,
     path: str | Path | None = None,
     overwrite: bool = False,
+    terrain: Any = None,
 ) -> Figure:
-    """One-page summary of a legged trajectory on 9 axes.
+    """One-page summary of a legged trajectory on 9 axes (10 on a terrain).
 
     Base position, orientation (ZYX Euler), body linear and angular velocity;
     joint angles [rad]; torques relative to their limits ``tau / tau_limit``
@@ -279,6 +289,9 @@ def plot_legged_summary(
     holds the joints' legend, shared by the angle and torque panels. Shapes
     as in :func:`plot_base`, :func:`plot_joints`, :func:`plot_contact_forces`
     and :func:`plot_foot_heights`; ``tau_limit`` is a positive scalar or (nj,).
+    With a ``terrain`` (:class:`trajopt.terrain.Terrain`) the foot heights are
+    drawn over the terrain under each foot and a last row is a side view of
+    the terrain with the base and feet paths (:func:`.terrain.draw_terrain_profile`).
     """
     t = as_times(times)
     pos, quat, vel = _check_base(t, base_pos, base_quat, base_vel)
@@ -300,6 +313,9 @@ def plot_legged_summary(
     if joints is not None:
         mosaic.insert(3, ["joints", "joints"])
         heights.insert(3, 0.25)
+    if terrain is not None:
+        mosaic.append(["terrain", "terrain"])
+        heights.append(1.2)
     fig, ax = plt.subplot_mosaic(mosaic, figsize=(14, 14), height_ratios=heights, layout="constrained")
     for key in ("rpy", "vel", "omega", "q", "tau", "fz", "height", "gait"):
         ax[key].sharex(ax["pos"])
@@ -315,7 +331,14 @@ def plot_legged_summary(
     plot_series(ax["fz"], t, f[:, :, 2], feet)
     _titled(ax["fz"], "vertical contact forces (world)", "fz [N]")
     plot_series(ax["height"], t, p[:, :, 2], feet)
-    _titled(ax["height"], "foot heights", "z [m]")
+    _titled(ax["height"], "foot heights" + (" (gray: the terrain under each foot)" if terrain is not None else ""), "z [m]")
+    if terrain is not None:
+        ground = ground_under_feet(terrain, p)
+        ax["height"].fill_between(t, ground.min() - 0.02, ground.min(axis=1), **TERRAIN_FILL)
+        ax["height"].plot(t, ground, color="0.3", linewidth=0.6, linestyle="--")
+        draw_terrain_profile(ax["terrain"], terrain, pos, p, feet)
+        ax["terrain"].set_title("side view: terrain under each side's feet, base and feet paths", loc="left", fontsize="medium")
+        add_legend(ax["terrain"], inside=True)
     for key in ("fz", "height"):
         add_legend(ax[key], inside=True)
     draw_gait(ax["gait"], t, contact, feet)

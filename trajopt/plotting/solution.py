@@ -224,6 +224,7 @@ def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
         feet,
         list(problem.schedule.foot_names),
         list(robot.joint_names),
+        terrain=problem.terrain if problem.terrain_plan is not None else None,
     )
 
 

@@ -196,6 +196,8 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
                 x_sl, u_sl = points[block.point]
                 var_idx, params = np.hstack([z[:, x_sl], z[:, u_sl]]), columns(nlp.p, nlp.idx_p_con_mid[block.constraint])
             terms.append(StageTerm(c.name, fn_b, var_idx, params, nlp.block_rows(b)))
+        elif block.kind == "interval":
+            terms += _interval_constraint_terms(nlp, b, knot_state, X_centres)
 
     # ---- terminal cost
     vt: Dict[str, Any] = {}
@@ -212,6 +214,51 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
             raise AssertionError(f"stage term {term.name}: a variable appears twice in one column")
     if sorted(np.concatenate([t.rows.ravel() for t in terms]).tolist()) != list(range(nlp.n_g)):
         raise AssertionError("stage terms: the rows of g are not covered exactly once")
+    return terms
+
+
+def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.MX) -> List[StageTerm]:
+    """The stage terms of row block ``b``, an interval constraint (:mod:`trajopt.interval_constraints`).
+
+    A term's variables are those its rows read among ``x_k, u_k, z_k, x_(k+1),
+    u_(k+1)`` and a free ``tf``. Multiple shooting holds the last knot's control
+    from knot ``N - 2``: there ``u_(k+1)`` is ``u_k``, so the last interval,
+    when its rows read ``u_(k+1)``, gets its own term with ``u_k`` in its place.
+    """
+    prob, model = nlp.problem, nlp.problem.model
+    N, nu, nd = prob.N, prob.nu, model.dynamics_param_dim
+    block = nlp.blocks[b]
+    c, fn, idx_p = nlp.interval_constraints[block.constraint], nlp.interval_functions[block.constraint], nlp.idx_p_icon[block.constraint]
+    sym = model.symbol_type.sym
+    v: Dict[str, Any] = {}
+    q: Dict[str, Any] = {"k": sym("k")}
+    x, x_next = knot_state("x", v, q), knot_state("x_next", v, q)
+    v.update(u=sym("u", nu), z=sym("z", nlp.nz), u_next=sym("u_next", nu))
+    tf = sym("tf")
+    (v if prob.free_time else q)["tf"] = tf
+    q.update(d=sym("d", nd), d_next=sym("d_next", nd), p=sym("p", idx_p.shape[1]))
+    h = tf / (N - 1)
+    rows = fn(x, v["u"], v["z"], x_next, v["u_next"], q["k"] * h, h, q["d"], q["d_next"], q["p"])
+    used = {n: val for n, val in v.items() if val.numel() and ca.depends_on(rows, val)}
+    ks = c.intervals
+    P, D = columns(nlp.p, idx_p), columns(nlp.p, nlp.idx_p_dyn)
+    tf_value = None if prob.free_time else ca.repmat(nlp.p[int(nlp.idx_p_tf[0])], 1, len(ks))
+    values = {"k": ca.DM(ks).T, "tf": tf_value, "d": D[:, ks.tolist()], "d_next": D[:, (ks + 1).tolist()], "p": P, "xbar_x": X_centres[:, ks.tolist()], "xbar_x_next": X_centres[:, (ks + 1).tolist()]}
+    idx = {"x": nlp.idx_x[ks], "u": nlp.idx_u[ks], "z": nlp.idx_z[ks], "x_next": nlp.idx_x[ks + 1], "u_next": nlp.idx_u[ks + 1], "tf": np.full((len(ks), 1), nlp.idx_tf)}
+    groups = [(np.ones(len(ks), dtype=bool), used, rows)]
+    held = ks == N - 2
+    if not nlp.transcription.final_control and "u_next" in used and held.any():
+        alone = {n: val for n, val in used.items() if n != "u_next"}
+        groups = [(~held, used, rows), (held, alone, ca.substitute(rows, v["u_next"], v["u"]))]
+    rows_g = nlp.block_rows(b)
+    terms = []
+    for j, (cols, variables, expr) in enumerate(groups):
+        if not cols.any():
+            continue
+        name = f"{fn.name()}_term" + ("" if j == 0 else "_held")
+        params = ca.vertcat(*[values[n][:, np.flatnonzero(cols).tolist()] for n in q])
+        var_idx = np.hstack([idx[n][cols] for n in variables]) if variables else np.zeros((int(cols.sum()), 0), dtype=int)
+        terms.append(StageTerm(c.name, _term_function(name, variables, q, expr, 0), var_idx, params, rows_g[cols]))
     return terms
 
 

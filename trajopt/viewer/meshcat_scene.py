@@ -22,6 +22,7 @@ same bytes whether they go to a live meshcat server or into a static page:
   has zero scale;
 - the base path is a ``Line``, the footholds one mesh of discs, the ground a
   thin box with grid lines on it (meshcat's own grid, at z = 0, is hidden);
+  a terrain one mesh of its solids (:mod:`.terrain_mesh`, the grid hidden too);
 - the camera looks at the middle of the motion from the front left, above
   (or along the scene's own ``camera_direction``)
   (meshcat's orbit controls turn about the viewer's origin, so the scene is
@@ -233,6 +234,9 @@ def scene_commands(scene: Scene) -> list[dict]:
                 T[:3, 3] = p + [0.0, 0.0, 0.05 * radius]
                 placed.append(disc.transformed(T))
             commands.append({"type": "set_object", "path": f"{ROOT}/{name}", "object": mesh_object(shapes.merge(placed))})
+    if scene.terrain is not None:
+        commands.append({"type": "set_object", "path": f"{ROOT}/terrain", "object": mesh_object(scene.terrain)})
+        commands.append({"type": "set_property", "path": "/Grid", "property": "visible", "value": False})
     if scene.ground is not None:
         centre, edge, z = scene.ground
         thickness = 0.01 * edge

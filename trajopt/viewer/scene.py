@@ -32,7 +32,10 @@ knot and ``samples_per_interval - 1`` times inside each interval (at least
 - ``markers``: the footholds (each stance foot's position at its first stance
   knot, from the solution);
 - ``ground``: a plane at the footholds' height (legged), below the motion
-  (rigid bodies), none for a fixed base or a point-mass chain.
+  (rigid bodies), none for a fixed base or a point-mass chain;
+- ``terrain``: for a legged problem on a terrain (``terrain=``, other than
+  the flat ground), its solids as a mesh (:mod:`.terrain_mesh`), in place of
+  the ground.
 
 Times are seconds from 0; positions world frame [m]; poses 4x4 homogeneous
 transforms (body to world).
@@ -54,6 +57,7 @@ from ..plotting.stick_figure import sample_held
 from ..solution import Solution
 from . import shapes
 from .shapes import MAX_FACES, TriangleMesh
+from .terrain_mesh import terrain_mesh
 from .visuals import robot_visuals, visual_poses
 
 #: Colours (RGBA).
@@ -110,6 +114,7 @@ class Scene:
     paths: list[tuple[str, np.ndarray, tuple]] = field(default_factory=list)
     markers: list[tuple[str, np.ndarray, float, tuple]] = field(default_factory=list)
     ground: Optional[tuple[np.ndarray, float, float]] = None  # (centre xy, edge length, height z)
+    terrain: Optional[TriangleMesh] = None  # a legged problem's terrain (drawn instead of the ground)
     size: float = 1.0  # a length that frames the robot [m]
     camera_direction: Optional[np.ndarray] = None  # from the motion toward the camera (world); None: front left, above
 
@@ -199,6 +204,9 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     scene.paths.append(("base_path", X[:, :3], PATH_COLOR))
     scene.markers.append(("footholds", holds, 0.06 * radius, FOOTHOLD_COLOR))
     scene.ground = _ground_around(scene, ground_z)
+    if problem.terrain_plan is not None:
+        centre, edge, _ = scene.ground
+        scene.terrain, scene.ground = terrain_mesh(problem.terrain, centre, edge), None
     return scene
 
 

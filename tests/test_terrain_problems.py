@@ -1,0 +1,244 @@
+"""The terrain gaits (go1-slope, go1-stairs, go1-stones, go1-gap): build, bad input, drawing, MuJoCo, and (slow) solves.
+
+CI-time tests build problems and models only. The slow tests solve each
+problem from its default guess and twice from 1e-9-perturbed guesses
+(:func:`bench.convergence.measure`), check the solution with pinocchio and the
+terrain's solids (:mod:`.terrain_checks`, thresholds of the issue), and replay
+it in MuJoCo on the same terrain (:func:`trajopt.mujoco.verify.verify`).
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+
+import problems
+from models import Go1
+from trajopt import terrain as T
+from trajopt.legged import LeggedProblem, gait
+from trajopt.plotting.legged import plot_foot_heights
+from trajopt.plotting.terrain import ground_under_feet
+from trajopt.viewer.terrain_mesh import height_grid_mesh, prism_mesh, terrain_mesh
+
+from .solved_plans import solved
+
+TERRAIN_PROBLEMS = ("go1-slope", "go1-stairs", "go1-stones", "go1-gap")
+
+
+@pytest.mark.parametrize("name", TERRAIN_PROBLEMS)
+def test_terrain_problem_builds_on_its_terrain(name):
+    problem = problems.get(name)
+    plan = problem.terrain_plan
+    assert plan is not None and problem.terrain.flat_height != 0.0
+    feet = np.asarray(problem.robot.kinematics(problem.x0), dtype=float).reshape(-1, 3)
+    # x0 stands on the terrain: each foot at the terrain's height under it (numpy, the terrain's own answer)
+    assert np.abs(feet[:, 2] - problem.terrain.height(feet[:, :2])).max() < 1e-6
+    for st in plan.stances:
+        assert st.region.margin_to_edge(st.foothold[:2])[0] >= -1e-9
+
+
+def test_flat_terrain_keeps_the_flat_problem():
+    """``terrain=flat(0.0)`` is the flat ground: no terrain plan, the same footholds, constraints and guess."""
+    robot, schedule = Go1(), gait("trot", dt=0.02, period=0.6, cycles=1)
+    plain = LeggedProblem(robot, schedule, displacement=(0.1, 0.0, 0.0))
+    flat = LeggedProblem(robot, schedule, displacement=(0.1, 0.0, 0.0), terrain=T.flat(0.0))
+    assert flat.terrain_plan is None
+    np.testing.assert_array_equal(flat.footholds, plain.footholds)
+    assert [c.name for c in flat.constraints] == [c.name for c in plain.constraints]
+    for a, b in zip(flat.initial_guess(), plain.initial_guess()):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "name, params, message",
+    [
+        ("go1-stairs", {"rise": 0.4}, "tilts"),  # a stair taller than the leg: the body cannot stand over it
+        ("go1-gap", {"width": 1.0}, "out of reach"),  # a gap too wide: the landing footholds are beyond the legs
+        ("go1-stones", {"gap": 0.5}, "out of reach"),  # stones too far apart
+        ("go1-slope", {"angle": 80.0}, "angle"),
+        ("go1-stones", {"size": 0.0}, "size"),
+    ],
+)
+def test_impossible_terrain_raises_a_clear_error_before_the_solve(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        problems.get(name, **params)
+
+
+def test_a_swing_over_ground_above_the_hips_is_refused():
+    """check_rises: a block the swing must cross, higher than the hips, named in the error."""
+    from trajopt.legged.terrain_plan import check_rises, plan_on_terrain
+
+    robot = Go1()
+    schedule = gait("trot", dt=0.02, period=0.6, cycles=1)
+    plan = plan_on_terrain(robot, schedule, T.stairs(rise=0.05, run=0.3, count=1, start=0.22), np.array([0.1, 0.0, 0.0]), 0.08, 0.02)
+    check_rises(robot, plan, 0.02)  # 5 cm: fine
+    with pytest.raises(ValueError, match="above the hips' standing height"):
+        check_rises(robot, plan, robot.standing_height)
+
+
+def test_terrain_mesh_prism_is_closed_and_outward():
+    """A prism's mesh encloses the polygon's area times its height (divergence theorem over outward faces)."""
+    V = np.array([[0.0, 0.0], [0.3, 0.0], [0.4, 0.2], [0.1, 0.3]])
+    mesh = prism_mesh(V, -0.1, 0.05, (1, 1, 1, 1))
+    P = mesh.vertices.astype(float)[mesh.faces.astype(int)]
+    volume = np.einsum("ij,ij->i", P[:, 0], np.cross(P[:, 1], P[:, 2])).sum() / 6.0
+    area = 0.5 * abs(np.dot(V[:, 0], np.roll(V[:, 1], -1)) - np.dot(V[:, 1], np.roll(V[:, 0], -1)))
+    assert volume == pytest.approx(area * 0.15, rel=1e-6)
+
+
+def test_terrain_mesh_follows_the_slope_and_the_height_grid():
+    slope = T.Slope(np.radians(15.0))
+    mesh = terrain_mesh(slope, (0.2, 0.0), 1.0)
+    top = mesh.vertices.astype(float)
+    top = top[np.abs(top[:, 2] - slope.height(top[:, :2])) < 1e-5]
+    assert len(top) >= 4  # the slab's top face lies on the slope
+    heights = np.array([[0.0, 0.1, 0.0], [0.05, 0.2, 0.0]])
+    grid = T.HeightMap(heights, spacing=(0.1, 0.2), origin=(0.0, 0.0))
+    surface = height_grid_mesh(grid.solids()[0])
+    np.testing.assert_allclose(surface.vertices[:, 2], heights.ravel(), atol=1e-7)
+    np.testing.assert_allclose(grid.height(surface.vertices[:, :2].astype(float)), heights.ravel(), atol=1e-6)
+
+
+def test_foot_height_plot_draws_the_terrain_under_the_feet():
+    stairs = T.stairs(rise=0.08, run=0.25, count=3, start=0.2)
+    t = np.linspace(0.0, 1.0, 11)
+    feet = np.zeros((11, 2, 3))
+    feet[:, :, 0] = np.linspace(0.01, 0.91, 11)[:, None]  # 1 cm or more from every edge
+    ground = ground_under_feet(stairs, feet)
+    np.testing.assert_allclose(ground[:, 0], 0.08 * np.clip(np.floor((feet[:, 0, 0] - 0.2) / 0.25) + 1, 0, 3))
+    fig = plot_foot_heights(t, feet, np.ones((11, 2), bool), ["a", "b"], terrain=stairs)
+    drawn = fig.axes[0].lines[0].get_ydata()
+    np.testing.assert_allclose(drawn, ground[:, 0])
+
+
+def test_mujoco_builds_the_terrain_under_the_planned_feet():
+    """The terrain's solids in MuJoCo: each foot sphere of x0 touches them (mj_geomDistance ~ 0), no link does."""
+    mujoco = pytest.importorskip("mujoco")
+    from trajopt.mujoco.model import build_model
+    from trajopt.mujoco.terrain import terrain_distance
+
+    problem = problems.get("go1-stairs")
+    robot = build_model(problem.robot, terrain=problem.terrain)
+    assert len(robot.terrain_geoms) == len(robot.link_terrain_geoms) == len(problem.terrain.solids()) and len(robot.body_geoms) > 0
+    data = mujoco.MjData(robot.model)
+    robot.set_state(data, problem.x0)
+    mujoco.mj_kinematics(robot.model, data)
+    for geom in robot.contact_geoms:
+        gap = min(mujoco.mj_geomDistance(robot.model, data, int(geom), int(t), 0.1, None) for t in robot.terrain_geoms)
+        assert abs(gap) < 1e-6
+    assert terrain_distance(robot.model, data, robot.body_geoms, robot.link_terrain_geoms)[0] > 0.01
+
+
+# ---------------------------------------------------------------------------------------------- slow: solves
+
+
+#: Most iterations allowed: the walks take 24-45 (measured); go1-gap 198-244 (GAP_IPOPT_OPTIONS in problems/terrain.py).
+MAX_ITERATIONS = {"go1-slope": 80, "go1-stairs": 80, "go1-stones": 80, "go1-gap": 300}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TERRAIN_PROBLEMS)
+def test_terrain_problem_converges_robustly_from_its_default_guess(name):
+    from bench.convergence import format_row, measure
+
+    row = measure(name, problems.get(name), {}, perturbations=2, blas=False)
+    assert row.passes(max_iter=MAX_ITERATIONS[name], max_ratio=1.5), format_row(row, MAX_ITERATIONS[name], 1.5)
+    assert row.spread <= 1e-8, format_row(row, MAX_ITERATIONS[name], 1.5)  # the same optimum every time
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TERRAIN_PROBLEMS)
+def test_terrain_solution_meets_the_acceptance_in_pinocchio(name):
+    from .terrain_checks import SURFACE_TOL, terrain_acceptance
+
+    solution = solved(name)
+    problem = solution.problem
+    worst = terrain_acceptance(problem, solution, samples=10)
+    assert worst["surface"] <= SURFACE_TOL, worst
+    assert worst["slip"] <= 1e-6, worst
+    assert worst["friction"] <= 1e-6, worst
+    assert worst["swing_force"] <= 1e-6, worst
+    assert worst["torque_ratio"] <= 1.0 + 1e-6, worst
+    assert worst["dynamics"] <= 1e-6, worst
+    assert worst["clearance_deficit"] <= 1e-6, worst
+    assert worst["min_clearance_mid_swing"] >= problem.clearance - 1e-6, worst
+
+
+#: go1-gap's 0.63 m jump passes the pinocchio checks but not MuJoCo's replay (measured: a shank 0.9 mm into
+#: the terrain at a knot, PD replay 131 mm / 17 deg, LQR 158 mm / 45 deg, contacts as planned at 58 % of the steps).
+GAP_REPLAY = pytest.mark.xfail(reason="go1-gap's replay in MuJoCo drifts and a shank touches the far side (README)", strict=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [*TERRAIN_PROBLEMS[:3], pytest.param("go1-gap", marks=GAP_REPLAY)])
+def test_terrain_plan_replays_in_mujoco_on_its_terrain(name):
+    pytest.importorskip("mujoco")
+    from trajopt.mujoco.verify import verify
+
+    from trajopt.mujoco import track
+
+    solution = solved(name)
+    report = verify(solution)
+    assert report.ok, report.summary()  # EOM residual, contacts, limits, no fall, no link on the terrain
+    assert report.collision_free, report.summary()
+    # the matched-contact replay tracked by the time-varying LQR on MuJoCo's linearization within 2 cm / 3 deg
+    # (verify's PD replay is reported: it drifts 57 mm / 2.6 deg over go1-stairs' 2.4 s, README)
+    lqr = track(solution, "lqr")
+    assert not lqr.fell and not lqr.terrain_contacts, lqr.summary()
+    assert lqr.max_position_error <= 0.02 and np.degrees(lqr.max_orientation_error) <= 3.0, lqr.summary()
+
+
+@pytest.mark.slow
+def test_a_gap_the_checks_pass_but_the_solver_cannot_jump_ends_with_a_status():
+    """Never a CasADi exception: a wide gap the checks let through returns a solution with its status."""
+    from trajopt import solve
+
+    solution = solve(problems.get("go1-gap", width=0.6), options={"max_iter": 60})
+    assert isinstance(solution.status, str) and solution.status
+    assert solution.success or "Maximum" in solution.status or "Infeasible" in solution.status or "Restoration" in solution.status
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_viewer_draws_the_terrain_in_chromium(tmp_path):
+    """The stairs plan in headless Chromium: the page with the terrain differs from the same page without it
+    over many pixels. ``TRAJOPT_README_TERRAIN_SCREENSHOT=docs/go1_stairs.png`` keeps the picture (the README's)."""
+    import os
+    import shutil
+
+    from trajopt.viewer import solution_scene
+    from trajopt.viewer.html import page, write_page
+    from trajopt.viewer.meshcat_scene import ROOT, scene_commands
+
+    from .viewer_helpers import central, changed, screenshot
+
+    solution = solved("go1-stairs")
+    scene = solution_scene(solution)
+    commands = scene_commands(scene)
+    bare = [c for c in commands if not (c["type"] == "set_object" and c["path"] == f"{ROOT}/terrain")]
+    assert len(bare) == len(commands) - 1
+    t = 0.55 * solution.tf
+    shots = []
+    for name, cmds in (("stairs", commands), ("stairs_bare", bare)):
+        html = write_page(page(cmds, scene.title, scene.duration, scene.arrows.label), tmp_path / f"{name}.html", overwrite=True)
+        shots.append(screenshot(f"{html.as_uri()}#t={t}", tmp_path / f"{name}.png"))
+    assert central(changed(*shots)).mean() > 0.05
+    keep = os.environ.get("TRAJOPT_README_TERRAIN_SCREENSHOT")
+    if keep:
+        shutil.copy(tmp_path / "stairs.png", keep)
+
+
+def test_readme_terrain_snippet_builds_the_stairs_problem():
+    import re
+    from pathlib import Path
+
+    blocks = re.findall(r"```python\n(.*?)```", (Path(__file__).resolve().parents[1] / "README.md").read_text(), flags=re.S)
+    snippet = next(b for b in blocks if "terrain.stairs" in b)
+    namespace: dict = {}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    problem = namespace["problem"]
+    assert problem.terrain_plan is not None
+    assert {st.region.name for st in problem.terrain_plan.stances} >= {"floor", "step 1", "step 2"}
