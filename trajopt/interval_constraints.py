@@ -39,8 +39,6 @@ from models.casadi_names import casadi_name
 
 from .knot_function import knot_params, per_knot, resolve_knots
 
-IntervalFunction = Callable[..., Any]
-
 
 @dataclass(frozen=True)
 class ResolvedIntervalConstraint:
@@ -97,7 +95,7 @@ class IntervalConstraint:
 
     def __init__(
         self,
-        fn: IntervalFunction,
+        fn: Callable[..., Any],
         intervals: Any = "all",
         fractions: Sequence[float] = (1.0,),
         lower: Any = 0.0,

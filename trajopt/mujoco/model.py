@@ -46,7 +46,7 @@
   contact point, at ``z = 0``. With a ``terrain`` (:mod:`trajopt.terrain`)
   its solids replace the ground, lowered by ``r`` the same way, and the
   links get their URDF collision shapes, so that a body other than a foot
-  touching the terrain is simulated and seen (:mod:`.terrain`). MuJoCo's contact then acts ``r`` below the
+  touching the terrain is simulated and seen (:mod:`trajopt.mujoco.terrain`). MuJoCo's contact then acts ``r`` below the
   planned point; a small radius keeps the moment of the friction force about
   the planned point (``r |f_t|``) and the rolling of the sphere
   (``r dtheta``) small. Friction ``robot.mu`` (condim 3).
@@ -141,7 +141,7 @@ class MujocoRobot:
     :class:`trajopt.terrain.Terrain` or ``None``), ``terrain_geoms``,
     ``link_terrain_geoms`` and ``body_geoms`` (ids of its solids the feet
     stand on, of its solids the links are checked against, and of the links'
-    collision shapes: :mod:`.terrain`),
+    collision shapes: :mod:`trajopt.mujoco.terrain`),
     ``folded_links`` (URDF links
     whose inertia was folded into a welded link), ``mass``, ``floating``,
     ``order`` (the :class:`models.orders.StateOrder` of MuJoCo's vectors) and
@@ -428,7 +428,7 @@ def _joint_of_velocity(pin_model: pin.Model, i: int) -> str:
 
 def _add_contacts(spec: "mujoco.MjSpec", robot: Any, contact: ContactParameters, terrain: Any = None) -> list:
     """Contact spheres centred at the robot's kinematics bodies and the ground plane (or the terrain, and
-    the links' collision shapes: :mod:`.terrain`); the spheres' geom names."""
+    the links' collision shapes: :mod:`trajopt.mujoco.terrain`); the spheres' geom names."""
     pin_model = robot.pin_model
     friction = np.array([float(getattr(robot, "mu", 1.0)), 0.0, 0.0])
     if terrain is None:

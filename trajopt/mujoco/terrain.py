@@ -3,7 +3,7 @@
 :func:`add_terrain` adds the solids of a :class:`trajopt.terrain.Terrain`
 (:meth:`~trajopt.terrain.Terrain.solids`) as MuJoCo geoms, each moved by the
 contact spheres' radius ``r`` along its surface normal (down for prisms and
-height fields), as :mod:`.model` lowers its ground plane: a sphere resting on
+height fields), as :mod:`trajopt.mujoco.model` lowers its ground plane: a sphere resting on
 a surface has its centre, the plan's contact point, on the terrain the plan
 saw. Planes become ``plane`` geoms (the slope's tilted), rectangular prisms
 ``box`` geoms and other prisms convex ``mesh`` geoms; a height grid becomes

@@ -262,7 +262,7 @@ class TrackingResult:
     ``fall_time`` (s, NaN when it did not); ``controller`` describes the
     controller and its gains; ``knot_steps`` the step of every knot reached;
     ``terrain_contacts`` every step at which a body other than a foot touched
-    the terrain (a model built with a terrain, :mod:`.terrain`), as
+    the terrain (a model built with a terrain, :mod:`trajopt.mujoco.terrain`), as
     ``(time [s], body geom name, depth [m])``, the deepest contact of the step.
     """
 

@@ -23,7 +23,7 @@ model of :func:`.model.build_model`:
   flat ground;
 - torques beyond the actuators' force ranges and joint angles beyond the joints' ranges;
 - on a terrain (:mod:`trajopt.terrain`; the model then holds its solids and
-  the links' collision shapes, :mod:`.terrain`): penetration, normal and
+  the links' collision shapes, :mod:`trajopt.mujoco.terrain`): penetration, normal and
   tangential forces are taken about the terrain's height and local normal
   ``n`` at the foot (tangents :func:`trajopt.terrain.surface.surface_tangents`),
   and ``body_clearance`` is the smallest distance from a link other than a

@@ -17,8 +17,8 @@ The CasADi side lives in the parameter-vector functions of :mod:`.surface`
 and :mod:`.profile`, which an optimal-control problem evaluates on the feet
 of its robot.
 
-Two widths shape the regions and envelopes: :attr:`Terrain.ramp` (the
-envelope's ramp, ``w`` of :mod:`.profile`) and :attr:`Terrain.margin` (how far
+Two widths shape the regions and envelopes: ``Terrain.ramp`` (the
+envelope's ramp, ``w`` of :mod:`.profile`) and ``Terrain.margin`` (how far
 a foothold keeps from a region's edges; at least ``ramp`` where an edge rises
 right next to a region, as a stair's riser does, so that a foot standing at
 the edge of its region is not under the envelope of the step next to it).
@@ -90,7 +90,7 @@ class Terrain(ABC):
     # ------------------------------------------------------------ foot regions
     @abstractmethod
     def region_at(self, xy: Any, margin: Optional[float] = None) -> Optional[Surface]:
-        """The foot region under the point ``xy`` (2,), shrunk by ``margin`` (default :attr:`margin`);
+        """The foot region under the point ``xy`` (2,), shrunk by ``margin`` (default ``self.margin``);
         ``None`` where the terrain gives no footing. The point may lie outside the shrunk region."""
 
     @abstractmethod

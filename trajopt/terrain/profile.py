@@ -88,6 +88,7 @@ class SwingProfile:
 
     @property
     def has_corridor(self) -> bool:
+        """Whether the swing foot is held within a lateral corridor about its path (a finite ``half_width``, m)."""
         return bool(np.isfinite(self.half_width))
 
     def params(self, steps: Optional[int] = None) -> np.ndarray:

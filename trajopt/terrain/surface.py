@@ -11,7 +11,7 @@ a height-map cell all four), and its region is the convex polygon
 shrinks by a margin m to ``b - m``; no rows: unbounded). The upward unit
 normal at ``(x, y)`` is
 
-    n = (-dh/dx, -dh/dy, 1) / |(-dh/dx, -dh/dy, 1)|,   dh/dx = c1 + c3 y,  dh/dy = c2 + c3 x.
+    n = (-dh/dx, -dh/dy, 1) / norm((-dh/dx, -dh/dy, 1)),   dh/dx = c1 + c3 y,  dh/dy = c2 + c3 x.
 
 An optimal-control problem holds a stance foot ``p`` on its surface through
 the module functions :func:`surface_height`, :func:`surface_normal` and
