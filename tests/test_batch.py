@@ -38,6 +38,7 @@ from trajopt.batch.table import ResultsTable, parameter_type  # noqa: E402
 from trajopt.cli import main  # noqa: E402
 
 from .batch_factories import GATE_SLOTS  # noqa: E402
+from .interruptible import default_sigint  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TIMINGS = {"solve_time", "eval_time", "solver_time", "build_time"}
@@ -145,7 +146,7 @@ def test_interrupted_sweep_resumes_without_recomputing(client, tmp_path):
             "--param", "u_max=4:6.5:6", "--param", "tf=2.5,3", "--param", f"gate={gate}"]
     code = f"import sys; from trajopt.cli import main; sys.exit(main({args!r}))"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         deadline = time.time() + 120
         while len(list((out / "solutions").glob("*.npz"))) < GATE_SLOTS and time.time() < deadline and run.poll() is None:

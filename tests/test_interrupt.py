@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from .interruptible import default_sigint
+
 import problems
 from trajopt import Solution, solve
 from trajopt.atomic_file import atomic_output
@@ -42,7 +44,7 @@ def env() -> dict:
 def test_ctrl_c_during_a_cli_solve_exits_130_and_writes_nothing(tmp_path: Path) -> None:
     outputs = [tmp_path / "trot.npz", tmp_path / "trot.png"]
     cmd = [sys.executable, "-m", "trajopt.cli", "solve", *LONG_SOLVE, "--save", str(outputs[0]), "--plot", str(outputs[1])]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     seen = []
     try:
         for line in proc.stdout:  # IPOPT's log: wait for its first iteration

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from .interruptible import default_sigint
+
 from trajopt.viewer import solution_scene
 from trajopt.viewer.html import page, write_page
 from trajopt.viewer.meshcat_scene import ROOT, scene_commands
@@ -106,7 +108,7 @@ def test_live_viewer_serves_the_motion_until_interrupted(tmp_path):
     if not saved.exists():
         go1_trot().save(saved)
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    proc = subprocess.Popen([sys.executable, "-m", "trajopt.cli", "view", str(saved)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "trajopt.cli", "view", str(saved)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
     try:
         url = _read_url(proc, timeout=120)
         # the live page plays the loop: two virtual-time budgets show two times of the motion
