@@ -110,7 +110,7 @@ SOLVE_AND_INTERRUPT = textwrap.dedent(
 
 @posix_only
 def test_an_interrupted_solve_raises_with_the_last_iterate() -> None:
-    run = subprocess.run([sys.executable, "-c", SOLVE_AND_INTERRUPT], cwd=REPO, env=env(), capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-c", SOLVE_AND_INTERRUPT], cwd=REPO, env=env(), capture_output=True, text=True, timeout=300, preexec_fn=default_sigint)
     assert run.returncode == 0, run.stderr
     out = __import__("json").loads(run.stdout.strip().splitlines()[-1])
     assert out["raised"] == "SolveInterrupted" and out["is_keyboard_interrupt"]
