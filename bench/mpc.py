@@ -56,22 +56,19 @@ DIRECTIONS = {"sagittal": 0.0, "lateral": 90.0}
 _CONTROLLERS: Dict[tuple, tuple] = {}
 
 
-#: Compile the controllers' functions to C (``--compile``; the virtual machine otherwise).
-COMPILE = {"on": False}
-
-
-def controller(name: str, mode: str) -> tuple:
-    """The task and controller of ``name`` in ``mode``, built once per run of this script (a closed loop resets it)."""
-    if (name, mode) not in _CONTROLLERS:
+def controller(name: str, mode: str, compile: bool) -> tuple:
+    """The task and controller of ``name`` in ``mode`` (its functions compiled to C with ``compile``, else on
+    CasADi's virtual machine), built once per run of this script (a closed loop resets it)."""
+    if (name, mode, compile) not in _CONTROLLERS:
         task = mpc_task(problems.get(name))
-        _CONTROLLERS[name, mode] = task, task.controller(mode=mode, compile=COMPILE["on"])
-    return _CONTROLLERS[name, mode]
+        _CONTROLLERS[name, mode, compile] = task, task.controller(mode=mode, compile=compile)
+    return _CONTROLLERS[name, mode, compile]
 
 
-def run(name: str, duration: float, delay: Any, mode: str = "rti", disturbances: tuple = (), latency: float = 0.0, **plant: Any) -> LoopStatistics:
-    """One closed loop of the registered problem ``name``; its statistics."""
-    task, mpc = controller(name, mode)
-    result = run_closed_loop(mpc, task.plant(**plant), duration, 50.0, delay=delay, disturbances=disturbances, latency=latency)
+def run(name: str, args: argparse.Namespace, duration: float, mode: str = "rti", disturbances: tuple = (), latency: float = 0.0, **plant: Any) -> LoopStatistics:
+    """One closed loop of the registered problem ``name`` (delay and compilation from the command line), its statistics."""
+    task, mpc = controller(name, mode, args.compile)
+    result = run_closed_loop(mpc, task.plant(**plant), duration, 50.0, delay=args.delay, disturbances=disturbances, latency=latency)
     return loop_statistics(result, task.problem.model, task.reference)
 
 
@@ -100,7 +97,7 @@ def ticks_section(args: argparse.Namespace) -> None:
     print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s}  outcome")
     rows = {}
     for mode in args.modes.split(","):
-        s = run("go1-trot", args.duration, args.delay, mode=mode)
+        s = run("go1-trot", args, args.duration, mode=mode)
         rows[mode] = s
         print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e}  {'fell' if s.fell else 'ok'}")
     peer = crocoddyl_ticks(20, 300)
@@ -113,7 +110,7 @@ def ticks_section(args: argparse.Namespace) -> None:
 def long_section(args: argparse.Namespace) -> None:
     print(f"\n## long: 20 s in MuJoCo, delay {args.delay}")
     for name in ("go1-stand", "go1-trot"):
-        s = run(name, 20.0, args.delay)
+        s = run(name, args, 20.0)
         print(f"{name:12s} {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; drift {100 * s.drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, failed {s.failed}")
 
 
@@ -128,7 +125,7 @@ def push_section(args: argparse.Namespace) -> None:
             ok = 0
             for _ in range(args.trials):
                 start = 2.0 + rng.uniform(0.0, period)
-                s = run("go1-trot", start + 2.0, args.delay, disturbances=(Push(impulse, angle, start),))
+                s = run("go1-trot", args, start + 2.0, disturbances=(Push(impulse, angle, start),))
                 ok += not s.fell
             rates.append(ok / args.trials)
         print(f"{impulse:5.1f} " + " ".join(f"{100 * r:9.0f}%" for r in rates), flush=True)
@@ -143,14 +140,14 @@ def mismatch_section(args: argparse.Namespace) -> None:
         "all three": ({"payload": 2.0, "mu": 0.5}, 0.005),
     }
     for label, (plant, latency) in cases.items():
-        s = run("go1-trot", 20.0, args.delay, latency=latency, **plant)
+        s = run("go1-trot", args, 20.0, latency=latency, **plant)
         print(f"{label:14s} {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; drift {100 * s.drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, failed {s.failed}", flush=True)
 
 
 def track_section(args: argparse.Namespace) -> None:
     print(f"\n## track: quadrotor-track 8 s, gusts 2 N x 0.5 s, delay {args.delay}")
     gusts = (Gust([0.0, 2.0, 0.0], 2.0, 0.5), Gust([2.0, 0.0, 0.0], 5.0, 0.5))
-    s = run("quadrotor-track", 8.0, args.delay, disturbances=gusts, sim="own")
+    s = run("quadrotor-track", args, 8.0, disturbances=gusts, sim="own")
     print(f"position RMS {100 * s.tracking_rms:.2f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms; misses {s.deadline_misses}; failed {s.failed}")
 
 
@@ -164,7 +161,6 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="the controllers' functions compiled to C (a long first build)")
     parser.add_argument("--modes", default="rti,converged", help="modes of the ticks section")
     args = parser.parse_args()
-    COMPILE["on"] = args.compile
     args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):
