@@ -157,3 +157,54 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="impulse"):
         Push(-1.0, 0.0, 1.0)
     assert np.allclose(parse_push("6,90,2").force(2.05), [0.0, 60.0, 0.0], atol=1e-12)
+
+
+#: HPIPM to residuals of 1e-12 (the controller's 1e-6 would blur a comparison with a direct solve)
+TIGHT_HPIPM = {"iter_max": 200, "res_g_max": 1e-12, "res_b_max": 1e-12, "res_d_max": 1e-12, "res_m_max": 1e-12}
+
+
+@pytest.mark.parametrize("regularization", [0.0, 0.3])
+def test_real_time_iteration_step_solves_its_regularized_kkt_system(regularization):
+    """One real-time iteration from a perturbed hover equals the equality-constrained QP's KKT system written
+    out with numpy: ``(H + lambda I) d + grad f + J^T nu = 0`` and ``g + J d = 0`` over the free variables
+    (the fixed x0 stays), H the Gauss-Newton Hessian, grad f from CasADi's own reverse mode of the objective."""
+    import casadi as ca
+
+    from trajopt.solvers.rti import RtiSolver
+
+    model, target, problem, _ = quadrotor_mpc()
+    solver = RtiSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": regularization, "hpipm": TIGHT_HPIPM})
+    nlp = solver.nlp
+    rng = np.random.default_rng(3)
+    states = np.repeat(target[None], problem.N, axis=0)
+    states[1:, :3] += 0.05 * rng.standard_normal((problem.N - 1, 3))
+    nlp.recentre(states)
+    w0 = nlp.pack(states, np.repeat(model.hover_control()[None], problem.N, axis=0)) + 1e-3 * rng.standard_normal(nlp.n_w)
+    (lbw, ubw), (lbg, ubg), p = nlp.bounds_w(), nlp.bounds_g(), nlp.parameters()
+    w0 = np.clip(w0, lbw, ubw)
+    step = solver._create(False)(x0=w0, p=p, lbx=lbw, ubx=ubw, lbg=lbg, ubg=ubg)
+    d = step["x"] - w0
+
+    jac, hess = (np.asarray(ca.DM(m)) for m in solver.linearization(w0))
+    H = hess + np.triu(hess, 1).T + regularization * np.eye(nlp.n_w)
+    grad = np.asarray(ca.Function("grad", [nlp.w, nlp.p], [ca.gradient(nlp.f, nlp.w)])(w0, p)).ravel()
+    g = np.asarray(nlp.g_function()(w0, p)).ravel()
+    assert np.array_equal(lbg, ubg) and np.all(lbg == 0)  # the quadrotor's rows are its dynamics gaps
+    fixed = lbw == ubw
+    free = ~fixed
+    assert np.all(np.isinf(lbw[free]) | (w0[free] + d[free] > lbw[free] + 1e-6)) and np.all(np.isinf(ubw[free]) | (w0[free] + d[free] < ubw[free] - 1e-6))  # no bound active
+    n_free, n_g = int(free.sum()), len(g)
+    kkt = np.block([[H[np.ix_(free, free)], jac[:, free].T], [jac[:, free], np.zeros((n_g, n_g))]])
+    rhs = -np.r_[grad[free] + H[np.ix_(free, fixed)] @ d[fixed], g + jac[:, fixed] @ d[fixed]]
+    expected = np.linalg.solve(kkt, rhs)[:n_free]
+    assert np.allclose(d[fixed], 0.0, atol=1e-10)  # HPIPM holds an equal pair of bounds to its residual tolerance
+    assert np.allclose(d[free], expected, rtol=1e-7, atol=1e-9)
+
+
+def test_real_time_iteration_refuses_a_bad_regularization():
+    from trajopt.solvers.rti import RtiSolver
+
+    model, target, problem, _ = quadrotor_mpc()
+    for bad in (-1.0, float("nan"), "big", True):
+        with pytest.raises(ValueError, match="regularization"):
+            RtiSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": bad})

@@ -10,7 +10,12 @@ OCS2 run). At the point ``w`` (the starting point of the call) the step
 
 takes the Gauss-Newton Hessian ``H = J_r^T J_r`` of the least-squares costs
 (:mod:`trajopt.solvers.derivatives`; the exact Hessian of the Lagrangian
-with ``hessian="exact"``, at the given multipliers), and HPIPM solves it
+with ``hessian="exact"``, at the given multipliers) plus an optional
+Levenberg-Marquardt term ``lambda I`` (``options["regularization"]``,
+``lambda >= 0``, default 0): the step then also pays ``lambda / 2 |d|^2``,
+which shortens it along directions the cost barely curves (a light swing
+leg's torques, say), where one linearization of stiff dynamics predicts
+badly. HPIPM solves it
 stage by stage (:mod:`trajopt.solvers.stage_layout`; infinite bounds reach it
 as :data:`~trajopt.solvers.sqp.HPIPM_INFINITY`). The result is ``w + d`` with
 the QP's multipliers, without a line search.
@@ -36,6 +41,9 @@ from .options import casadi_message
 from .sqp import HPIPM_INFINITY
 from .stage_layout import StageLayout, stage_layout
 
+#: The Levenberg-Marquardt weight ``lambda`` of the step unless ``options["regularization"]`` (or the problem's
+#: ``solver_options["rti"]["regularization"]``) sets it: none.
+DEFAULT_RTI_REGULARIZATION = 0.0
 #: HPIPM options of one real-time iteration, unless overridden by ``options["hpipm"]``.
 DEFAULT_RTI_HPIPM_OPTIONS: Dict[str, Any] = {"mode": "balance", "iter_max": 50, "res_g_max": 1e-6, "res_b_max": 1e-6, "res_d_max": 1e-6, "res_m_max": 1e-6}
 
@@ -48,10 +56,11 @@ class RealTimeIterationStep:
     The QP's data come from one CasADi function of the point (the derivatives, the Hessian made
     symmetric, the rows put in stage order), whose sparse outputs go to HPIPM without passing
     through Python (a nonzero costs ~50-90 ns each way between CasADi and numpy: 5 ms a step for
-    the Go1's 56k Jacobian nonzeros).
+    the Go1's 56k Jacobian nonzeros). ``regularization`` is the Levenberg-Marquardt weight added to the
+    Hessian's diagonal (module docstring).
     """
 
-    def __init__(self, derivatives: Dict[str, ca.Function], layout: StageLayout, n_w: int, n_g: int, exact: bool, hpipm: Dict[str, Any]) -> None:
+    def __init__(self, derivatives: Dict[str, ca.Function], layout: StageLayout, n_w: int, n_g: int, exact: bool, hpipm: Dict[str, Any], regularization: float = 0.0) -> None:
         self.rows, self.exact, self.n_w, self.n_g = layout.rows, exact, n_w, n_g
         w, p, lam = ca.MX.sym("w", n_w), ca.MX.sym("p", derivatives["jac_g"].size1_in(1)), ca.MX.sym("lam", n_g)
         lbw, ubw, lbg, ubg = (ca.MX.sym(name, size) for name, size in (("lbw", n_w), ("ubw", n_w), ("lbg", n_g), ("ubg", n_g)))
@@ -59,7 +68,8 @@ class RealTimeIterationStep:
         f, grad = derivatives["grad_f"](w, p)
         hess = derivatives["hess_lag"](w, p, 1.0, lam)
         order = self.rows.tolist()
-        outputs = {"h": ca.triu2symm(hess), "g": grad, "a": jac[order, :], "lba": (lbg - g)[order], "uba": (ubg - g)[order], "lbx": lbw - w, "ubx": ubw - w, "f": f, "jac_g": jac, "hess_upper": hess}
+        damping = regularization * ca.MX.eye(n_w) if regularization > 0 else ca.MX(n_w, n_w)
+        outputs = {"h": ca.triu2symm(hess) + damping, "g": grad, "a": jac[order, :], "lba": (lbg - g)[order], "uba": (ubg - g)[order], "lbx": lbw - w, "ubx": ubw - w, "f": f, "jac_g": jac, "hess_upper": hess}
         self.prepare = ca.Function("rti_qp_data", [w, p, lam, lbw, ubw, lbg, ubg], list(outputs.values()), ["w", "p", "lam", "lbw", "ubw", "lbg", "ubg"], list(outputs))
         qp_data = {"h": self.prepare.sparsity_out("h"), "a": self.prepare.sparsity_out("a")}
         options = {**layout.options(), "inf": HPIPM_INFINITY, "hpipm": hpipm, "error_on_fail": False}
@@ -89,7 +99,9 @@ class RealTimeIterationStep:
 class RtiSolver(NlpSolver):
     """One real-time iteration per :meth:`solve`: one Gauss-Newton SQP step from the starting point, its QP
     solved by HPIPM; the result's status is HPIPM's, its iterations 1. Needs the stage form and the
-    stage-wise derivatives. ``options`` may hold HPIPM's own under ``"hpipm"``.
+    stage-wise derivatives. ``options`` may hold HPIPM's own under ``"hpipm"`` and the Levenberg-Marquardt
+    weight under ``"regularization"`` (a float >= 0; module docstring); the problem's
+    ``solver_options["rti"]`` may set both, ``options`` win.
     ``last_linearization`` is ``(J, H_upper)`` at the last step's start (:meth:`NlpSolver.linearization`'s form)."""
 
     name = "rti"
@@ -100,9 +112,12 @@ class RtiSolver(NlpSolver):
         if self._nlp_function is None:
             raise ValueError("derivatives: the real-time iteration takes the stage-wise derivatives (derivatives='stagewise')")
         self.layout: StageLayout = stage_layout(self.nlp, "the real-time iteration")
-        unknown = set(self.user_options) - {"hpipm"}
+        unknown = set(self.user_options) - {"hpipm", "regularization"}
         if unknown:
-            raise ValueError(f"options: the real-time iteration takes only 'hpipm' (HPIPM's options), got {sorted(unknown)}")
+            raise ValueError(f"options: the real-time iteration takes only 'hpipm' (HPIPM's options) and 'regularization', got {sorted(unknown)}")
+        self.regularization = self.user_options.get("regularization", self.problem.solver_options.get(self.name, {}).get("regularization", DEFAULT_RTI_REGULARIZATION))
+        if isinstance(self.regularization, bool) or not isinstance(self.regularization, (int, float)) or not self.regularization >= 0 or not np.isfinite(self.regularization):
+            raise ValueError(f"options: 'regularization' is the Levenberg-Marquardt weight, a finite float >= 0, got {self.regularization!r}")
 
     @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
@@ -117,6 +132,6 @@ class RtiSolver(NlpSolver):
         hpipm = {**DEFAULT_RTI_HPIPM_OPTIONS, **self.problem.solver_options.get(self.name, {}).get("hpipm", {}), **self.user_options.get("hpipm", {})}
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"]}
         try:
-            return RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm)
+            return RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization))
         except RuntimeError as err:
             raise ValueError(f"options: CasADi could not build HPIPM with hpipm={hpipm!r}: {casadi_message(err)}") from None
