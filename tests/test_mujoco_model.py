@@ -11,6 +11,7 @@ Jacobians (``mj_jac``).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -214,3 +215,32 @@ def test_bad_input():
         build_model(object())
     with pytest.raises(ValueError, match="MuJoCo cannot compile a model of 'pendulum'.*mass and inertia"):
         build_model(MultibodyModel(pendulum_model(), name="pendulum"))  # a point mass has no MuJoCo counterpart
+
+
+def _stl_vertices(path):
+    """The vertices (K, 3) of a binary or ASCII STL file, read with numpy alone."""
+    import re
+    import struct
+
+    data = open(path, "rb").read()
+    if data[:5] == b"solid" and b"facet" in data[:300]:
+        return np.array([[float(v) for v in m.groups()] for m in re.finditer(rb"vertex\s+(\S+)\s+(\S+)\s+(\S+)", data)])
+    count = struct.unpack("<I", data[80:84])[0]
+    facets = np.frombuffer(data[84 : 84 + 50 * count], dtype=np.dtype([("normal", "<f4", 3), ("v", "<f4", (3, 3)), ("attr", "<u2")]))
+    return facets["v"].reshape(-1, 3).astype(float)
+
+
+@pytest.mark.parametrize("name, mesh", [("go2", "go2_description/collisions/foot_convex.stl"), ("solo12", "solo_description/meshes/stl/with_foot/solo_foot.stl")])
+def test_realistic_contact_takes_a_mesh_foots_radius_from_its_stl(name, mesh):
+    """Go2 and Solo12 model their feet as collision meshes (placed at the foot frame): the realistic plant's
+    spheres get half the mesh's largest extent, read here from the STL file itself."""
+    import problems
+    from trajopt.mujoco.model import realistic_contact
+    from trajopt.mujoco.sources import urdf_foot_radius
+
+    robot = problems.get("trot", robot=name).robot
+    robots = next(parent for parent in Path(robot.urdf_path).parents if parent.name == "robots" and parent.parent.name == "example-robot-data")
+    vertices = _stl_vertices(robots / mesh)
+    expected = 0.5 * np.max(vertices.max(axis=0) - vertices.min(axis=0))
+    assert abs(urdf_foot_radius(robot) - expected) < 1e-7  # the STL stores float32
+    assert realistic_contact(robot).radius == urdf_foot_radius(robot)

@@ -69,7 +69,7 @@ import pinocchio as pin
 from lie import quat_to_rot
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
-from .sources import spec_from_pinocchio, spec_from_urdf, urdf_sphere_radius
+from .sources import spec_from_pinocchio, spec_from_urdf, urdf_foot_radius
 from .terrain import BODY_BITS, FOOT_BITS, LINK_TERRAIN, add_body_collisions, add_terrain, foot_radius
 
 #: Gravity of the plans (m/s^2), along -z.
@@ -121,13 +121,13 @@ class ContactParameters:
 
 
 def realistic_contact(robot: Any) -> ContactParameters:
-    """MuJoCo's default contact model with the URDF's own foot spheres (their radius: the first collision
-    sphere of the first foot link; 2 cm on the Go1), what :class:`trajopt.mujoco.plant.MujocoPlant` uses
-    unless told ``contact="matched"``. ``ValueError`` when the robot has no URDF or its feet no sphere."""
-    urdf = getattr(robot, "urdf_path", None)
-    radius = urdf_sphere_radius(urdf, robot.kinematics_bodies[0]) if urdf else None
+    """MuJoCo's default contact model with spheres of the URDF's own foot radius
+    (:func:`~trajopt.mujoco.sources.urdf_foot_radius`: the foot's collision sphere, 2 cm on the Go1, or the
+    half extent of its collision mesh), what :class:`trajopt.mujoco.plant.MujocoPlant` uses unless told
+    ``contact="matched"``. ``ValueError`` when the robot has no URDF or its feet neither sphere nor mesh."""
+    radius = urdf_foot_radius(robot)
     if radius is None:
-        raise ValueError(f"robot: {robot.name} has no URDF foot sphere to take the realistic contact radius from; use contact='matched'")
+        raise ValueError(f"robot: {robot.name} has no URDF foot sphere or mesh to take the realistic contact radius from; use contact='matched'")
     return ContactParameters.mujoco_defaults(radius)
 
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any, Optional, Sequence, Tuple
 
 import mujoco
@@ -51,6 +52,35 @@ def urdf_sphere_radius(path: str, link: str) -> Optional[float]:
                 sphere = collision.find("geometry/sphere")
                 if sphere is not None:
                     return float(sphere.get("radius"))
+    return None
+
+
+def urdf_foot_radius(robot: Any) -> Optional[float]:
+    """The contact radius (m) of ``robot``'s feet in its URDF: the radius of the first foot link's collision
+    sphere, or, for a foot modelled as a collision mesh (the Go2's near-spherical foot, Solo12's disc),
+    half the largest extent of the mesh's vertices in the foot's frame (Go2 2.3 cm, Solo12 1.6 cm).
+    None when the robot has no URDF, its foot no collision sphere or mesh, or the mesh's file cannot be
+    found (``package://`` paths resolve next to an example-robot-data URDF)."""
+    urdf, foot = getattr(robot, "urdf_path", None), robot.kinematics_bodies[0]
+    if not urdf:
+        return None
+    radius = urdf_sphere_radius(urdf, foot)
+    if radius is not None:
+        return radius
+    model = robot.pin_model
+    package = next((parent.parent for parent in Path(urdf).resolve().parents if parent.name == "example-robot-data"), None)
+    try:
+        geometry = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION, package_dirs=[str(package)] if package else [])
+    except ValueError:  # a mesh file that cannot be found
+        return None
+    frame = model.getFrameId(foot)
+    to_foot = model.frames[frame].placement.inverse()
+    for obj in geometry.geometryObjects:
+        shape = obj.geometry
+        if obj.parentFrame == frame and hasattr(shape, "num_vertices") and shape.num_vertices:
+            placement = to_foot * obj.placement
+            vertices = np.array([placement.act(np.asarray(shape.vertices(i))) for i in range(shape.num_vertices)])
+            return float(0.5 * np.max(vertices.max(axis=0) - vertices.min(axis=0)))
     return None
 
 
