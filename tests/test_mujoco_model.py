@@ -244,3 +244,16 @@ def test_realistic_contact_takes_a_mesh_foots_radius_from_its_stl(name, mesh):
     expected = 0.5 * np.max(vertices.max(axis=0) - vertices.min(axis=0))
     assert abs(urdf_foot_radius(robot) - expected) < 1e-7  # the STL stores float32
     assert realistic_contact(robot).radius == urdf_foot_radius(robot)
+
+
+def test_realistic_plant_of_a_robot_with_collision_meshes_resolves_their_package_paths():
+    """The Go2's URDF names its collision meshes ``package://example-robot-data/...``: MuJoCo gets the files
+    next to the URDF (it could not open the package path), and the calves' meshes are in the model."""
+    import problems
+    from trajopt.mujoco.plant import MujocoPlant
+
+    robot = problems.get("trot", robot="go2").robot
+    plant = MujocoPlant(robot, robot.init_state())
+    model = plant.robot.model
+    meshes = [g for g in range(model.ngeom) if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
+    assert len(meshes) >= 8  # the base, hips, thighs and two parts of each calf

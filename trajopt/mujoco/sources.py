@@ -38,6 +38,8 @@ def spec_from_urdf(path: str, keep_collisions: bool = False, drop_collisions_of:
         for tag in tags:
             for element in link.findall(tag):
                 link.remove(element)
+        for mesh in link.findall("collision/geometry/mesh"):
+            mesh.set("filename", resolve_package_path(mesh.get("filename", ""), path))
     for extension in root.findall("mujoco"):
         root.remove(extension)
     folded = fold_invalid_inertias(root)
@@ -53,6 +55,16 @@ def urdf_sphere_radius(path: str, link: str) -> Optional[float]:
                 if sphere is not None:
                     return float(sphere.get("radius"))
     return None
+
+
+def resolve_package_path(filename: str, urdf: str) -> str:
+    """``package://NAME/REST`` as the file ``REST`` in the folder ``NAME`` that holds the URDF ``urdf`` (how
+    example-robot-data lays out its robots); other names, or a package not found there, unchanged."""
+    if not filename.startswith("package://"):
+        return filename
+    package, _, rest = filename[len("package://") :].partition("/")
+    folder = next((parent for parent in Path(urdf).resolve().parents if parent.name == package), None)
+    return str(folder / rest) if folder is not None else filename
 
 
 def urdf_foot_radius(robot: Any) -> Optional[float]:
