@@ -257,3 +257,15 @@ def test_realistic_plant_of_a_robot_with_collision_meshes_resolves_their_package
     model = plant.robot.model
     meshes = [g for g in range(model.ngeom) if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
     assert len(meshes) >= 8  # the base, hips, thighs and two parts of each calf
+
+
+def test_realistic_plant_leaves_out_collision_meshes_mujoco_cannot_read():
+    """HyQ's trunk collision is a COLLADA file, which MuJoCo has no decoder for: the plant leaves it out
+    and keeps the legs' cylinders (MuJoCo refused to build the model)."""
+    import problems
+    from trajopt.mujoco.plant import MujocoPlant
+
+    robot = problems.get("trot", robot="hyq").robot
+    model = MujocoPlant(robot, robot.init_state()).robot.model
+    kinds = [model.geom_type[g] for g in range(model.ngeom)]
+    assert mujoco.mjtGeom.mjGEOM_MESH not in kinds and kinds.count(mujoco.mjtGeom.mjGEOM_CYLINDER) >= 4

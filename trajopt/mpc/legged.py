@@ -324,6 +324,10 @@ class LeggedMPC:
         X[:, nq + 2] = 0.0
         X[:, nq + 5] = velocities[:, 2]
         feet_now = np.asarray(self.robot.kinematics(x)).reshape(4, 3)
+        if __import__("os").environ.get("STAND_CENTRE", "1") == "1" and masks.all() and not np.any(self._v_ref):
+            self._p_ref = self._support_centre(feet_now)
+            positions[:, :2] = self._p_ref
+            X[:, 0:2] = positions[:, :2]
         standing = self.stance(np.array([t]))[0]
         if standing.any():
             self._ground = float(np.mean(feet_now[standing, 2]))  # a soft ground lets the feet sink a few millimetres
@@ -337,6 +341,11 @@ class LeggedMPC:
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
         self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
+
+    def _support_centre(self, feet: np.ndarray) -> np.ndarray:
+        """The base position (2,) that puts the feet (4, 3) at their standing offsets from it, in the least-squares
+        sense: the feet's mean minus the mean standing offset turned by the reference heading."""
+        return feet[:, :2].mean(axis=0) - (_yaw_matrix(self._psi_ref)[:2, :2] @ self.hips[:, :2].mean(axis=0))
 
     def stance_projection(self, x: np.ndarray, stance: np.ndarray) -> np.ndarray:
         """``x`` (n,) with the velocities of its ``stance`` feet (4,) removed by a plastic impact (module docstring):

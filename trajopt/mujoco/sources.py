@@ -24,22 +24,31 @@ from lie import rot_to_quat
 #: pinocchio joint kinds rebuilt as MuJoCo hinges (axis) and slides.
 _HINGES = {"JointModelRX": (1, 0, 0), "JointModelRY": (0, 1, 0), "JointModelRZ": (0, 0, 1)}
 _SLIDES = {"JointModelPX": (1, 0, 0), "JointModelPY": (0, 1, 0), "JointModelPZ": (0, 0, 1)}
+#: The collision mesh files MuJoCo reads; a URDF collision mesh in another format (COLLADA ``.dae``) is left out.
+MESH_FORMATS = (".stl", ".obj", ".msh")
 #: URDF inertia attributes and their matrix entries.
 _INERTIA_ENTRIES = {"ixx": (0, 0), "iyy": (1, 1), "izz": (2, 2), "ixy": (0, 1), "ixz": (0, 2), "iyz": (1, 2)}
 
 
 def spec_from_urdf(path: str, keep_collisions: bool = False, drop_collisions_of: Sequence[str] = ()) -> Tuple["mujoco.MjSpec", list]:
     """MuJoCo's parse of the URDF without visuals (and without collisions unless ``keep_collisions``, then
-    without those of the links ``drop_collisions_of``), and the links whose invalid inertias were folded
-    (module docstring)."""
+    without those of the links ``drop_collisions_of`` and the meshes MuJoCo cannot read, :data:`MESH_FORMATS`;
+    ``package://`` mesh paths resolved by :func:`resolve_package_path`), and the links whose invalid inertias
+    were folded (module docstring)."""
     root = ET.parse(path).getroot()
     for link in root.findall("link"):
         tags = ("visual",) if keep_collisions and link.get("name") not in drop_collisions_of else ("visual", "collision")
         for tag in tags:
             for element in link.findall(tag):
                 link.remove(element)
-        for mesh in link.findall("collision/geometry/mesh"):
-            mesh.set("filename", resolve_package_path(mesh.get("filename", ""), path))
+        for collision in link.findall("collision"):
+            mesh = collision.find("geometry/mesh")
+            if mesh is None:
+                continue
+            if Path(mesh.get("filename", "")).suffix.lower() not in MESH_FORMATS:
+                link.remove(collision)  # MuJoCo cannot read it (HyQ's COLLADA trunk): the link keeps its other shapes
+            else:
+                mesh.set("filename", resolve_package_path(mesh.get("filename", ""), path))
     for extension in root.findall("mujoco"):
         root.remove(extension)
     folded = fold_invalid_inertias(root)
