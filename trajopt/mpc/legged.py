@@ -54,7 +54,12 @@ time) through a generator with memory, advanced at every tick:
   are pulled towards the measured base when it lags by more than
   :data:`MAX_LAG` (m, scaled; rad): a robot trotting in place is pulled back
   to where it started, one that cannot keep up is not dragged;
-- over the horizon, the reference keeps ramping towards each knot's command.
+- over the horizon, the reference keeps ramping towards each knot's command;
+- standing still (four feet down at every knot, the reference at rest) the
+  reference position is over the feet: the base position that puts the
+  measured feet at their standing offsets (in the least-squares sense). A
+  reference elsewhere asks the four fixed feet for a steady horizontal
+  force, under which MuJoCo's soft contacts let them creep.
 
 The cost (least squares, :class:`LeggedMPCWeights`) tracks
 
@@ -87,17 +92,18 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
 
-The real-time iteration's step carries a Levenberg-Marquardt term
-``lambda |d|^2 / 2`` (:data:`RTI_REGULARIZATION`, :mod:`trajopt.solvers.rti`).
-Without it, one Gauss-Newton step of the contact dynamics overshoots while
-the Go1 trots at 0.6 m/s: the step moved a stance leg's joint velocities by
-tens of rad/s beyond what the linearization predicted (dynamics gaps of
-10-50 rad/s and friction rows violated by 50 N at the returned point), the
-next QPs became infeasible (HPIPM stopped at its iteration limit) and the
-robot fell after 1 s in MuJoCo; with ``lambda`` = 0.01 it walked 10 s
-without a failed tick (measured, ``bench/locomotion.py``). With the stance
-projection above it walks without the term too, but the dynamics gaps the
-step leaves are 35 times larger (median 1.4 against 0.04, 6 s at 0.6 m/s).
+The real-time iteration's step takes no Levenberg-Marquardt term
+(:data:`RTI_REGULARIZATION`, ``lambda |d|^2 / 2`` in :mod:`trajopt.solvers.rti`).
+Measured in MuJoCo with ``lambda`` = 0.01: velocities tracked more closely
+(RMS 0.029 against 0.041 m/s at 0.6 m/s) and HPIPM took one iteration
+less, but with four feet down the torques' null space (the internal
+forces, fixed by the torque cost alone, whose weight 1e-3 is a tenth of
+``lambda``) stayed where the trot had left it: after walking, one
+diagonal's hip torques stayed 0.6 Nm off the standing ones, its feet crept
+apart in the soft contacts and the Go1 fell 4.7 s into its final stand. Without the stance
+projection above, the term was what kept the 0.6 m/s trot up (one
+Gauss-Newton step of the contact dynamics overshot by tens of rad/s in a
+stance leg's joint velocities, the next QPs were infeasible).
 
 Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
 period, apex, standing height, accelerations, lags come from the robot.
@@ -128,8 +134,8 @@ ACCELERATION = (1.0, 1.0, 2.0)
 MAX_LAG = (0.1, 0.3)
 #: A foothold's largest horizontal distance from its hip, as a fraction of the leg's length.
 REACH = 0.45
-#: The Levenberg-Marquardt weight of the real-time iteration's step (module docstring).
-RTI_REGULARIZATION = 0.01
+#: The Levenberg-Marquardt weight of the real-time iteration's step: none (module docstring).
+RTI_REGULARIZATION = 0.0
 
 
 @dataclass(frozen=True)
@@ -316,7 +322,6 @@ class LeggedMPC:
         self.friction.raw_params = problem.dynamics_params[: N - 1]
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
         positions, headings, velocities = self.reference_base(times)
-        self.history.append((t, self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self.commands.at(t).as_array()))
         X = np.repeat(self.x_stand[None], N, axis=0)
         X[:, 0:3] = positions
         X[:, 3:7] = np.stack([np.cos(headings / 2), np.zeros(N), np.zeros(N), np.sin(headings / 2)], axis=1)  # level, turned by psi about z
@@ -324,10 +329,10 @@ class LeggedMPC:
         X[:, nq + 2] = 0.0
         X[:, nq + 5] = velocities[:, 2]
         feet_now = np.asarray(self.robot.kinematics(x)).reshape(4, 3)
-        if __import__("os").environ.get("STAND_CENTRE", "1") == "1" and masks.all() and not np.any(self._v_ref):
+        if masks.all() and not np.any(self._v_ref):  # standing still: the base's reference is over the feet
             self._p_ref = self._support_centre(feet_now)
-            positions[:, :2] = self._p_ref
-            X[:, 0:2] = positions[:, :2]
+            X[:, 0:2] = self._p_ref
+        self.history.append((t, self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self.commands.at(t).as_array()))
         standing = self.stance(np.array([t]))[0]
         if standing.any():
             self._ground = float(np.mean(feet_now[standing, 2]))  # a soft ground lets the feet sink a few millimetres
