@@ -18,7 +18,7 @@ Sections (``--sections``):
   forward at 0.3 m/s scaled by ``sqrt(L / L_Go1)`` for 10 s: RMS velocity
   error, fall or not, tick time p50 / p99.
 
-    python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--delay measured]
+    python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--delay measured] [--robots go1,a1]
 """
 from __future__ import annotations
 
@@ -113,11 +113,15 @@ def push_section(args: argparse.Namespace) -> None:
 
 def robots_section(args: argparse.Namespace) -> None:
     print(f"\n## robots: trot forward at 0.3 m/s x sqrt(L / L_Go1) for 10 s, delay {args.delay}")
-    for robot in ROBOTS:
+    for robot in args.robots.split(","):
         params = {} if robot == "go1" else {"robot": robot}
         leg = problems.get("go1-trot" if robot == "go1" else "trot", **params).robot.leg_length
         command = Command(0.3 * math.sqrt(leg / REFERENCE_LEG_LENGTH))
-        task, result = walk(robot, command, 10.0, args.delay)
+        try:
+            task, result = walk(robot, command, 10.0, args.delay)
+        except RuntimeError as err:  # the first plan did not converge
+            print(f"{robot:8s} {command.vx:.2f} m/s: {err}", flush=True)
+            continue
         s = loop_statistics(result, task.problem.model)
         error = tracking_error(task, result, command) if not result.fell else float("nan")
         print(f"{robot:8s} {command.vx:.2f} m/s: RMS error {error:.3f}  {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms; failed {s.failed}; worst violation {s.worst_violation:.1e}", flush=True)
@@ -129,6 +133,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--delay", default="measured")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--robots", default=",".join(ROBOTS), help="robots of the robots section")
     args = parser.parse_args()
     args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
     start = time.perf_counter()
