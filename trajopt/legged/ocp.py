@@ -100,7 +100,7 @@ import numpy as np
 import pinocchio as pin
 
 from lie import _backend as B
-from lie import quat_conj, quat_mult, quat_to_rot
+from lie import quat_to_rot
 from models.contact_dynamics import ContactDynamics
 
 from ..constraints import Constraint, GoalConstraint
@@ -218,8 +218,7 @@ class LeggedProblem(Problem):
         every knot (:mod:`.link_clearance`); ``None`` (default): not imposed.
     end_at_rest:
         Whether the motion ends standing still: every velocity zero at the last
-        knot (with ``formulation="inverse"`` every acceleration too), the
-        base at the reference's attitude there (level on flat ground).
+        knot, and with ``formulation="inverse"`` every acceleration too.
     """
 
     default_transcription = "trapezoidal"
@@ -429,8 +428,9 @@ class LeggedProblem(Problem):
         robot, sched, cm = self.robot, self.schedule, self.contact_model
         if self.formulation == "inverse":
             self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), midpoints=True, name="dynamics residual"))
-        if self.end_at_rest:
-            self._add_final_rest()
+        if self.end_at_rest:  # the accelerations' half is a bound (_add_bounds)
+            nq = robot.nq
+            self.add_constraint(Constraint(lambda x: x[nq:], knots=-1, lower=0.0, upper=0.0, name="at rest at the end"))
         if self.terrain_plan is not None:
             add_terrain_constraints(self)
             if self.link_clearance is not None:
@@ -467,16 +467,6 @@ class LeggedProblem(Problem):
             x_goal[:3] = self.target_base_position
             components = list(range(6, 6 + nu)) + list(range(nv, 2 * nv))
             self.add_constraint(GoalConstraint(self.contact_model, x_goal, components=components, name="periodicity"))
-
-    def _add_final_rest(self) -> None:
-        """``end_at_rest``: every velocity zero at the last knot, and the base's attitude the reference's
-        there (the terrain plan's, else ``x0``'s): the vector part of ``conj(q_ref) q`` zero (its
-        accelerations are bounded to zero in :meth:`_add_bounds`)."""
-        nq = self.robot.nq
-        q_ref = self.terrain_plan.base_quaternions[-1] if self.terrain_plan is not None else self.x0[3:7]
-        conj_ref = quat_conj(q_ref)
-        self.add_constraint(Constraint(lambda x: x[nq:], knots=-1, lower=0.0, upper=0.0, name="at rest at the end"))
-        self.add_constraint(Constraint(lambda x: quat_mult(conj_ref, x[3:7])[1:4], knots=-1, lower=0.0, upper=0.0, name="final base attitude"))
 
     def stance_directions(self) -> list:
         """Per contact, the directions (r x 3) along which its stance position is constrained.
