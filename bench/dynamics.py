@@ -188,7 +188,10 @@ def print_structures(model: MultibodyModel, columns: dict, n: int, rep: int) -> 
 
 
 def print_contact(model: MultibodyModel, X: np.ndarray, n: int, rep: int, opt: str) -> None:
-    """The KKT contact dynamics, their Jacobian by AD and by the RNEA identity, against pinocchio (4 feet in stance)."""
+    """The KKT contact dynamics, their Jacobian by AD and by the RNEA identity, against pinocchio (4 feet in stance).
+
+    All three are compiled first; then their timers and pinocchio's run round-robin, as the rows of the main table do.
+    """
     from models.multibody.contact import contact_dynamics_function
 
     kkt = contact_dynamics_function(model.tree, model._dof_parents, FEET, model.B_func(), "go1_kkt")
@@ -213,14 +216,20 @@ def print_contact(model: MultibodyModel, X: np.ndarray, n: int, rep: int, opt: s
         pin.computeConstraintDynamicsDerivatives(pm, data, contacts, datas)
 
     print(f"\nKKT contact dynamics (4 feet in stance, mask symbolic; gcc {opt}; us per evaluation)")
-    peers = {"dynamics": lambda: pin.constraintDynamics(pm, data, q, v, tau, contacts, datas), "derivatives": derivatives}
-    pin_times = interleaved({k: seconds_per_call(fn, 2000) for k, fn in peers.items()}, rep)
-    for label, fn, peer in (("forward (a, f)", kkt, "dynamics"), ("Jacobian, AD of the solve", ad, "derivatives"), ("Jacobian, RNEA identity (model)", identity, "derivatives")):
-        with tempfile.TemporaryDirectory() as cache:
-            codegen_s, gcc_s, fast = compile_stats(fn, opt, cache)
-            per_eval = interleaved({"c": seconds_per_evaluation(fast, inputs, n)}, rep)["c"]
-        ratio = per_eval / pin_times[peer]
-        print(f"  {label:34s} {fn.n_instructions():7d} instr  gcc {gcc_s:5.1f} s  C/eval {1e6 * per_eval:7.2f}  pinocchio {peer} {1e6 * pin_times[peer]:6.2f}  ratio {ratio:.2f}")
+    timers = {
+        "dynamics": seconds_per_call(lambda: pin.constraintDynamics(pm, data, q, v, tau, contacts, datas), 2000),
+        "derivatives": seconds_per_call(derivatives, 2000),
+    }
+    variants = (("forward (a, f)", kkt, "dynamics"), ("Jacobian, AD of the solve", ad, "derivatives"), ("Jacobian, RNEA identity (model)", identity, "derivatives"))
+    gcc_seconds = {}
+    with tempfile.TemporaryDirectory() as cache:
+        for label, fn, _ in variants:
+            _, gcc_seconds[label], fast = compile_stats(fn, opt, cache)
+            timers[label] = seconds_per_evaluation(fast, inputs, n)
+        times = interleaved(timers, rep)  # ours and pinocchio's round-robin: a load change hits both
+    for label, fn, peer in variants:
+        ratio = times[label] / times[peer]
+        print(f"  {label:34s} {fn.n_instructions():7d} instr  gcc {gcc_seconds[label]:5.1f} s  C/eval {1e6 * times[label]:7.2f}  pinocchio {peer} {1e6 * times[peer]:6.2f}  ratio {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ go1-gap) this script builds the registered problem and its flat peer: a
 (so the same number of knots and duration), displacement, swing apex,
 formulation, friction model, weights and solver options, on the flat ground
 at ``z = 0`` (a trot of the same length for the walking problems, the same
-jump for go1-gap). Both are solved with :func:`trajopt.solve` from their
+jump for go1-gap, ending at rest as it does; the shanks' clearance has no
+flat counterpart). Both are solved with :func:`trajopt.solve` from their
 default guesses, alternately, ``--repeat`` times; the table gives the
 median wall time of build and solve (s), the iterations, the final status
 and the ratio of solve times terrain / flat. Times depend on the machine
@@ -33,7 +34,7 @@ def flat_peer(problem: LeggedProblem) -> LeggedProblem:
     """The same gait as ``problem`` on flat ground (module docstring)."""
     peer = LeggedProblem(
         problem.robot, problem.schedule, displacement=problem.displacement, swing_apex=problem.swing_apex, formulation=problem.formulation,
-        friction=problem.friction, weights=problem.weights, name=f"flat {problem.name}",
+        friction=problem.friction, weights=problem.weights, end_at_rest=problem.end_at_rest, name=f"flat {problem.name}",
     )  # fmt: skip
     peer.solver_options = problem.solver_options
     return peer

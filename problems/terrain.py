@@ -17,7 +17,9 @@ terrain at the origin, facing ``+x``. Defaults on the Go1:
   stones only (a pit 0.3 m deep between them).
 - ``go1-gap``: a jump across a 20 cm gap that starts 5 cm ahead of the front
   feet; the jump is as long as it takes to land every foot 5 cm past the far
-  edge (0.63 m on the Go1), 0.3 s crouch and push-off, 0.2 s flight, 0.3 s landing.
+  edge (0.68 m on the Go1), 0.3 s crouch and push-off, 0.2 s flight, 0.3 s landing
+  that ends standing still, the shanks held above the terrain at every knot
+  (a hind knee hangs over the far edge when landing).
 
 ``slope``, ``stairs``, ``stones`` and ``gap`` are the same problems for any
 quadruped (``robot=NAME`` from example-robot-data or ``urdf=PATH``, see
@@ -52,12 +54,23 @@ GO1_TERRAIN = {
     "stones": {"size": 0.1, "gap": 0.1, "apex": 0.08, "cycles": 2, "depth": 0.3},
     "gap": {"width": 0.2, "apex": 0.05, "edge": 0.05, "dt": 0.02},
 }
-#: IPOPT options of the gap jumps, over the legged problems' (objective scaled by 100): the barrier
-#: update stays monotone, as the jump's. go1-gap (J = 806, a 0.63 m jump) has neighbouring local optima;
-#: measured from its default guess and two 1e-9 perturbations of it (bench/convergence.py, one run under
-#: load): scaled by 100, 198-244 iterations, all to J = 806.0512; by 10 (go1-jump's), 123-153 but one
-#: perturbation ends at J = 827.9; by 1, 94-182 and the same split. The robust setting is kept.
-GAP_IPOPT_OPTIONS = {"mu_strategy": "monotone"}
+#: Cost weights of the gap jumps that differ from the other gaits' (:class:`trajopt.legged.LeggedWeights`), and why.
+#: Measured on go1-gap (one run each under load; "it." IPOPT iterations from the default guess):
+#:
+#: - ``acceleration_rate`` 0: the control-rate term weighed the joint accelerations' rate (rad/s^3) like the
+#:   forces' (N/s); it was 722 of the plan's J = 806 and made the landing a deep crouch (base 0.10 m high,
+#:   calves flat on the far side, one shank 0.9 mm into it) that ends springing up at 1.6 m/s and pitched 26 deg;
+#:   244 it. The torques' and forces' rates alone damp the alternating mode (the inverse formulation's
+#:   residual ties each knot's accelerations to them): J = 21, 33 it.
+#: - ``base_orientation`` 100 (10 elsewhere): with 10 the landing pitched the body 23-26 deg nose down and it
+#:   stayed there, the hind feet unloaded at the end (the LQR replay then swung them, 12 deg of base tilt).
+#:   A hard level attitude at the last knot instead gave 41-176 it. over 1e-9 perturbations of the guess.
+#:
+#: IPOPT keeps the legged problems' options (objective scaled by 100, adaptive barrier update): with these
+#: weights, the end at rest and the shank clearance, 55-62 it. from the guess, 5 perturbations of it and
+#: 2 BLAS threads, all to J = 32.9227 (bench/convergence.py); the monotone update 64-75, the objective
+#: scaled by 10 (monotone) 52-180.
+GAP_WEIGHTS = {"acceleration_rate": 0.0, "base_orientation": 100.0}
 #: Go1 values shared by the walking problems: gait period (s), clearance (m).
 GO1_PERIOD, GO1_CLEARANCE = 0.6, 0.02
 
@@ -142,12 +155,15 @@ def stones_problem(robot: Any, size: Optional[float], gap: Optional[float], apex
     )  # fmt: skip
 
 
-def gap_problem(robot: Any, width: Optional[float], length: Optional[float], apex: Optional[float], dt: Optional[float], knots: Sequence[int], clearance: Optional[float], control_rate: Optional[float], formulation: str, friction: str, name: str) -> LeggedProblem:
+def gap_problem(robot: Any, width: Optional[float], length: Optional[float], apex: Optional[float], dt: Optional[float], knots: Sequence[int], clearance: Optional[float], control_rate: Optional[float], link_clearance: Optional[float], formulation: str, friction: str, name: str) -> LeggedProblem:
     """A jump across a gap (module docstring): crouch, flight and landing knots ``knots``.
 
     ``length`` (the feet's jump) defaults to the gap plus the front-to-hind
     foot distance plus twice the edge distance, so that every foot lands as
-    far past the far edge as the front feet stood before the near one.
+    far past the far edge as the front feet stood before the near one. The
+    robot ends at rest (``end_at_rest``), its shanks ``link_clearance`` (m)
+    above the terrain at every knot (:mod:`trajopt.legged.link_clearance`;
+    ``None``: not imposed), with the weights :data:`GAP_WEIGHTS`.
     """
     scale, go1 = GaitScale.of(robot), GO1_TERRAIN["gap"]
     width = scale.distance(go1["width"]) if width is None else width
@@ -162,9 +178,9 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
         control_rate = JUMP_CONTROL_RATE
     problem = LeggedProblem(
         robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=scale.distance(go1["apex"]) if apex is None else apex, formulation=formulation,
-        friction=friction, weights=LeggedWeights(control_rate=control_rate), terrain=terrain, clearance=scale.distance(GO1_CLEARANCE) if clearance is None else clearance, name=name,
+        friction=friction, weights=LeggedWeights(control_rate=control_rate, **GAP_WEIGHTS), terrain=terrain,
+        clearance=scale.distance(GO1_CLEARANCE) if clearance is None else clearance, link_clearance=link_clearance, end_at_rest=True, name=name,
     )  # fmt: skip
-    problem.solver_options = {**problem.solver_options, "ipopt": {**problem.solver_options["ipopt"], **GAP_IPOPT_OPTIONS}}
     return problem
 
 
@@ -188,9 +204,9 @@ def go1_stones(size: float = 0.1, gap: float = 0.1, apex: float = 0.08, cycles: 
 
 
 @register("go1-gap")
-def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
-    """Go1 jump across a 20 cm gap, every foot landing 5 cm past the far edge unless a length is given."""
-    return gap_problem(Go1(mu=mu), width, length, apex, dt, knots, clearance, control_rate, formulation, friction, "go1-gap")
+def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+    """Go1 jump across a 20 cm gap, every foot landing 5 cm past the far edge unless a length is given; ends at rest."""
+    return gap_problem(Go1(mu=mu), width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, "go1-gap")
 
 
 # ------------------------------------------------------------------ any quadruped
@@ -216,7 +232,7 @@ def stones(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet =
 
 
 @register("gap")
-def gap(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, width: Optional[float] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), clearance: Optional[float] = None, control_rate: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def gap(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, width: Optional[float] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), clearance: Optional[float] = None, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
     """Jump across a gap for any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-gap scaled to its legs."""
     model = quadruped(robot, urdf, feet, knees, mu)
-    return gap_problem(model, width, length, apex, dt, knots, clearance, control_rate, formulation, friction, f"{model.name}-gap")
+    return gap_problem(model, width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, f"{model.name}-gap")

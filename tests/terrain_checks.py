@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from trajopt.legged.link_clearance import FOOT_GAP, SHANK_SAMPLES
 from trajopt.legged.terrain_constraints import clearance_required
 from trajopt.terrain import Plane, Prism
 
@@ -107,3 +108,19 @@ def terrain_acceptance(problem, solution, samples: int = 10) -> dict:
         "clearance_deficit": deficit,
         "min_clearance_mid_swing": mid,
     }
+
+
+def pinocchio_shanks(robot, x, samples=SHANK_SAMPLES):
+    """(nf, samples, 3) shank points written out with pinocchio: knee ``oMi`` of the foot's parent joint, foot ``oMf``."""
+    model = robot.pin_model
+    data = model.createData()
+    q = robot.change_order(np.asarray(x[: robot.nq], dtype=float), "nominal", "pinocchio")
+    pin.forwardKinematics(model, data, q)
+    pin.updateFramePlacements(model, data)
+    out = []
+    for foot in robot.kinematics_bodies:
+        frame = model.frames[model.getFrameId(foot)]
+        knee, tip = data.oMi[frame.parentJoint].translation, data.oMf[model.getFrameId(foot)].translation
+        length = np.linalg.norm(tip - knee)
+        out.append([knee + s * (tip - knee) for s in np.linspace(0.0, 1.0 - FOOT_GAP / length, samples)])
+    return np.array(out)

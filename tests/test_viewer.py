@@ -239,6 +239,18 @@ def test_cli_checks_viewer_options_before_solving(tmp_path, capsys):
     assert main(["solve", "go1-trot", "--force-scale", "0.01"]) == 2
 
 
+def test_live_viewer_close_stops_its_server_and_releases_its_pipes():
+    """close() ends the meshcat server it started and closes the server's stdout and stderr pipes (they leaked)."""
+    from trajopt.viewer.live import LiveViewer
+
+    viewer = LiveViewer()
+    server = viewer.visualizer.window.server_proc
+    assert server.poll() is None and not server.stdout.closed and not server.stderr.closed
+    viewer.close()
+    assert server.returncode is not None, "the server still runs after close()"
+    assert server.stdout.closed and server.stderr.closed, "close() left the server's output pipes open"
+
+
 def test_missing_extra_is_one_line_naming_it():
     """With meshcat unimportable, the CLI prints one line naming the viz extra, exit code 2, no traceback."""
     code = "import sys; sys.modules['meshcat'] = None; from trajopt.cli import main; sys.exit(main(['solve', 'go1-trot', '--view']))"

@@ -26,8 +26,8 @@ How it works (details in the modules):
   one thread each) or any scheduler by address; at most two tasks per worker
   thread in flight; solutions written as ``out/solutions/<hash>.npz`` and
   rows streamed to Parquet parts (:mod:`.table`) as they arrive, so the
-  sweep's process stays small (measured: 253 MB peak on a 1000-point
-  quadrotor sweep, 223 MB of it imports); a rerun with the same ``out``
+  sweep's process stays small (measured: 275 MB peak on a 1000-point
+  quadrotor sweep, most of it imports); a rerun with the same ``out``
   solves only the points not done; a failed solve is a row with its status;
   a task whose worker is killed is rerun on another worker;
 - :mod:`.continuation`: with ``warm_start="nearest"`` (the default) each
@@ -44,7 +44,8 @@ with the other workers' solves. Measured with ``bench/sweep.py`` on the
 worker in the run where they got the machine (2.97 points/s), 1.75x when
 they got 1.82 cores, 1.45x with 1.14 cores; their CPU time per point is
 the same as one worker's (ratio 1.00-1.04), so on two free cores the ratio
-is ~1.9x (target 1.8x). One worker whose solves use 2 threads gets only
+is ~1.9x (target 1.8x; a later run whose two workers got 1.03 cores
+between them: 1.29x, 1.98x estimated from their utilization). One worker whose solves use 2 threads gets only
 1.1 cores out of them (threads speed up the stage evaluations, not problem
 building nor MUMPS): 2 single-threaded workers do 1.7-1.9x its throughput.
 

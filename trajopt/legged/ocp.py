@@ -110,6 +110,7 @@ from ..problem import Problem
 from ..terrain import Terrain
 from .base_path import ballistic_base_path
 from .footholds import nominal_foot_paths, swing_apex_knots
+from .link_clearance import add_link_clearance
 from .schedule import ContactSchedule
 from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
 from .terrain_plan import plan_on_terrain
@@ -166,6 +167,10 @@ class LeggedWeights:
     acceleration: float = 1e-4
     #: weight of ``1/2 integral |wdot|^2`` on all controls (torques, forces, accelerations); 0 = off
     control_rate: float = 0.0
+    #: weight of the accelerations' rate instead of ``control_rate`` (``None``: the same). The inverse
+    #: formulation's residual ties each knot's accelerations to its torques and forces, so their rates
+    #: alone damp the alternating mode; in rad/s^2 the accelerations' rate can dominate the cost (go1-gap)
+    acceleration_rate: Optional[float] = None
     #: on a terrain, weight of ``1/2 |p_xy - p_nominal|^2`` (1/m^2 s) of every stance foot's horizontal distance
     #: from its nominal foothold, which picks one point among the many its foot region allows
     foothold: float = 10.0
@@ -208,6 +213,12 @@ class LeggedProblem(Problem):
     clearance_time:
         On a terrain, how long (s) after lift-off and before touchdown the
         clearance takes to grow to its full value (:mod:`.terrain_constraints`).
+    link_clearance:
+        On a terrain, the height (m) points along every shank keep above it at
+        every knot (:mod:`.link_clearance`); ``None`` (default): not imposed.
+    end_at_rest:
+        Whether the motion ends standing still: every velocity zero at the last
+        knot, and with ``formulation="inverse"`` every acceleration too.
     """
 
     default_transcription = "trapezoidal"
@@ -241,6 +252,8 @@ class LeggedProblem(Problem):
         clearance: float = 0.02,
         clearance_samples: int = CLEARANCE_SAMPLES,
         clearance_time: float = CLEARANCE_TIME,
+        link_clearance: Optional[float] = None,
+        end_at_rest: bool = False,
     ) -> None:
         if N is not None:
             schedule.check_length(N)
@@ -273,6 +286,12 @@ class LeggedProblem(Problem):
             raise ValueError(f"clearance_samples: expected an int >= 0, got {clearance_samples!r}")
         self.clearance_samples = int(clearance_samples)
         self.clearance_time = B.real(clearance_time, "clearance_time", lower=0.0)
+        self.link_clearance = None if link_clearance is None else B.real(link_clearance, "link_clearance")
+        if not isinstance(end_at_rest, (bool, np.bool_)):
+            raise TypeError(f"end_at_rest: expected a bool, got {type(end_at_rest).__name__} {end_at_rest!r}")
+        self.end_at_rest = bool(end_at_rest)
+        if self.link_clearance is not None and (terrain is None or terrain.flat_height == 0.0):
+            raise ValueError("link_clearance: holds the shanks above a terrain; give terrain= (flat ground at z = 0 has no edges to clear)")
         if terrain is not None:
             self._check_terrain_options(terrain)
         x0 = None if x0 is None else check_states(self.contact_model, x0, "x0")
@@ -385,7 +404,7 @@ class LeggedProblem(Problem):
 
     # ------------------------------------------------------------ building
     def _add_bounds(self) -> None:
-        robot, nq = self.robot, self.robot.nq
+        robot, nq, cm = self.robot, self.robot.nq, self.contact_model
         xl, xu = np.full(self.nx, -np.inf), np.full(self.nx, np.inf)
         xl[7:nq], xu[7:nq] = robot.joint_lower, robot.joint_upper
         xl[nq + 6 :], xu[nq + 6 :] = -robot.velocity_limits, robot.velocity_limits
@@ -401,14 +420,21 @@ class LeggedProblem(Problem):
             swing = ~self.schedule.stance[:, i]
             lower[swing, s], upper[swing, s] = 0.0, 0.0
             lower[vertical[:, i], s.start + 2] = 0.0  # unilateral normal force
+        if self.end_at_rest:
+            lower[-1, cm.a_slice], upper[-1, cm.a_slice] = 0.0, 0.0
         self.bound_controls(lower, upper)
 
     def _add_constraints(self) -> None:
         robot, sched, cm = self.robot, self.schedule, self.contact_model
         if self.formulation == "inverse":
             self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), midpoints=True, name="dynamics residual"))
+        if self.end_at_rest:  # the accelerations' half is a bound (_add_bounds)
+            nq = robot.nq
+            self.add_constraint(Constraint(lambda x: x[nq:], knots=-1, lower=0.0, upper=0.0, name="at rest at the end"))
         if self.terrain_plan is not None:
             add_terrain_constraints(self)
+            if self.link_clearance is not None:
+                add_link_clearance(self, self.link_clearance)
             return
         last = self.N - 1
         anchors = self.stance_directions()
@@ -536,8 +562,11 @@ class LeggedProblem(Problem):
         self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
         if self.terrain_plan is not None and w.foothold > 0:
             add_foothold_cost(self, w.foothold)
-        if w.control_rate > 0:
-            self.penalize_control_rate(np.full(cm.control_dim, w.control_rate))
+        rate = np.full(cm.control_dim, w.control_rate)
+        if w.acceleration_rate is not None:
+            rate[cm.a_slice] = w.acceleration_rate
+        if rate.any():
+            self.penalize_control_rate(rate)
 
     # ------------------------------------------------------------ initial guess
     def nominal_guess(self) -> tuple:

@@ -29,9 +29,9 @@ Why meshcat and not viser (measured with ``bench/viewer_libraries.py``,
   the export (tests). viser's URDF path goes through yourdfpy, whose joint
   order starts with FR_hip_joint where pinocchio's starts with FL: without a
   name mapping its link poses are off by 1.3 m, with it they agree to 2e-16;
-- start time: meshcat's server subprocess 0.32-0.36 s, our scene 0.03-0.11 s
-  and sending it 0.05 s, with the mesh cache warm (2.0-2.2 s for the first view
-  of the Go1, which reads and decimates its meshes: :mod:`.shapes`); viser's in-process
+- start time: meshcat's server subprocess 0.31-0.45 s, our scene 0.07 s
+  and sending it 0.07-0.08 s, with the mesh cache warm (3.6-5.1 s for the first view
+  of the Go1 on a loaded machine, which reads and decimates its meshes: :mod:`.shapes`); viser's in-process
   server 0.02 s but loading the Go1 through ``ViserUrdf`` 1.6-2.1 s, every time;
 - export: one self-contained HTML of the trot is 3.0 MB (meshcat's 0.85 MB
   viewer, meshes once, poses as animation tracks; pinocchio's

@@ -98,12 +98,16 @@ class LiveViewer:
         return proc is None or proc.poll() is None
 
     def close(self) -> None:
-        """Stop the server this viewer started (a server given by ``zmq_url`` keeps running)."""
+        """Stop the server this viewer started and release its output pipes (a server given by ``zmq_url`` keeps running)."""
         proc: Any = getattr(self.visualizer.window, "server_proc", None)
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except Exception:
-                proc.kill()
+        if proc is not None:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=5)
+                except Exception:
+                    proc.kill()
+            for pipe in (proc.stdout, proc.stderr):  # meshcat starts the server with both piped to us
+                if pipe is not None:
+                    pipe.close()
         self.visualizer.window.zmq_socket.close(linger=0)
