@@ -97,3 +97,12 @@ def test_the_command_sequence_ends_standing(tmp_path):
     final = result.states[-1]
     feet = np.asarray(task.legged.robot.kinematics(final)).reshape(4, 3)
     assert np.abs(feet[:, 2]).max() < 0.01 and np.linalg.norm(world_base_velocity(task, final)) < 0.05
+
+
+def test_a_stand_has_no_swing_even_where_its_phase_rounds_to_one():
+    """Ticks under a measured delay fall at any time: just below a multiple of the stand's period its phase
+    rounded to within 1e-12 of 1 and the feet counted as swinging there (a division by zero in the swing
+    targets, measured in bench/mpc.py)."""
+    timeline = mpc_task(problems.get("go1-stand")).legged.timeline
+    times = np.arange(1, 200) * timeline.period[0] * (1 - 1e-15)
+    assert timeline.stance(times).all()

@@ -101,7 +101,7 @@ class GaitTimeline:
         seg = self.segment(times)
         tau = (times - self.starts[seg])[:, None]
         phase = np.mod(tau / self.period[seg, None] - self.offsets[seg], 1.0)
-        return phase < self.duty[seg, None] - 1e-12
+        return (phase < self.duty[seg, None] - 1e-12) | (self.duty[seg, None] >= 1.0)  # a stand's phase may round to within 1e-12 of 1
 
     def swing_times(self, t: Any, foot: int) -> Tuple[np.ndarray, np.ndarray]:
         """Lift-off and touchdown times (s) of the swing of ``foot`` that contains each time of ``t`` (a
