@@ -91,7 +91,7 @@ def test_a_lateral_push_right_after_touchdown_is_recovered():
     (one bounced 1 cm up), which the KKT model kept for the whole stance (its stance feet hold their
     acceleration, not their velocity), planning a stance foot rising through the horizon; the real-time
     iterations diverged, their QPs became infeasible and the robot fell at 2.5 s (measured). The horizon
-    now starts from the measured state with its stance feet's velocities projected out."""
+    now starts from the measured state with the velocities of the feet that just landed projected out."""
     task, result, stats = closed_loop("go1-trot", 3.2, disturbances=(Push(6.0, 90.0, 2.211),))
     assert not stats.fell and stats.failed == 0, stats
 

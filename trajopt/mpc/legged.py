@@ -27,7 +27,9 @@ the horizon changes numbers, never the NLP:
 - the URDF's torque and joint limits (bounds).
 
 The horizon starts from the measured state with the velocities of the feet
-in stance at knot 0 removed by a plastic impact (:meth:`LeggedMPC.stance_projection`):
+that landed within the last :data:`SETTLE_TIME` (in stance at knot 0, in
+swing that long before) removed by a plastic impact
+(:meth:`LeggedMPC.stance_projection`):
 
     v+ = v - M^-1 J_s^T (J_s M^-1 J_s^T)^-1 J_s v,
 
@@ -38,7 +40,10 @@ velocity: in MuJoCo's soft contacts a foot lands with some velocity (one
 bounced 1 cm up after a push), which the model then carried through the
 whole stance, planning a stance foot that rose 17 cm over the horizon; the
 real-time iterations diverged, their QPs became infeasible and the Go1 fell
-(measured on a 6 N s lateral push).
+(measured on a 6 N s lateral push). Feet that have stood longer keep their
+measured velocity: projecting theirs too hid the slow creep of a standing
+foot from the controller, and the Go1 standing 20 s drifted 3.1 cm instead
+of 0.3 cm (measured).
 
 The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
 at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a
@@ -134,6 +139,8 @@ ACCELERATION = (1.0, 1.0, 2.0)
 MAX_LAG = (0.1, 0.3)
 #: A foothold's largest horizontal distance from its hip, as a fraction of the leg's length.
 REACH = 0.45
+#: How long after its touchdown a foot's measured velocity is projected out (s, the Go1's, scaled; module docstring).
+SETTLE_TIME = 0.1
 #: The Levenberg-Marquardt weight of the real-time iteration's step: none (module docstring).
 RTI_REGULARIZATION = 0.0
 
@@ -208,6 +215,7 @@ class LeggedMPC:
         self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length
+        self.settle_time = scale.duration(SETTLE_TIME)
         self.dt = scale.duration(dt)
         N = int(round(scale.duration(horizon) / self.dt)) + 1
         if N < 3:
@@ -310,14 +318,15 @@ class LeggedMPC:
 
     def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
         """Set ``problem``'s data for a tick at ``t`` (s) with measured state ``x``: its ``x0`` (``x`` with the
-        stance feet's velocities projected out, :meth:`stance_projection`), each knot's stance mask, the base
+        velocities of the feet that just landed projected out, :meth:`stance_projection`), each knot's stance mask, the base
         and joint references and the swing feet's targets; the MPC's ``update``."""
         N, h, nq = problem.N, self.dt, self.robot.nq
         x = np.asarray(x, dtype=float)
         self._advance_reference(t, x)
         times = t + h * np.arange(N)
         masks = self.stance(times + 0.5 * h)
-        problem.x0 = x = self.stance_projection(x, masks[0])
+        landed = masks[0] & ~self.stance(np.array([t - self.settle_time]))[0]  # in stance, but swinging settle_time ago
+        problem.x0 = x = self.stance_projection(x, landed)
         problem.dynamics_params = masks.astype(float)
         self.friction.raw_params = problem.dynamics_params[: N - 1]
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
