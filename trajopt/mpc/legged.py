@@ -62,9 +62,9 @@ time) through a generator with memory, advanced at every tick:
 - over the horizon, the reference keeps ramping towards each knot's command;
 - standing still (four feet down at every knot, the reference at rest) the
   reference position is over the feet: the base position that puts the
-  measured feet at their standing offsets (in the least-squares sense). A
-  reference elsewhere asks the four fixed feet for a steady horizontal
-  force, under which MuJoCo's soft contacts let them creep.
+  measured feet at their standing offsets (in the least-squares sense), so
+  that the reference asks the four fixed feet for no steady horizontal
+  force.
 
 The cost (least squares, :class:`LeggedMPCWeights`) tracks
 
@@ -105,8 +105,8 @@ less, but with four feet down the torques' null space (the internal
 forces, fixed by the torque cost alone, whose weight 1e-3 is a tenth of
 ``lambda``) stayed where the trot had left it: after walking, one
 diagonal's hip torques stayed 0.6 Nm off the standing ones, its feet crept
-apart in the soft contacts and the Go1 fell 4.7 s into its final stand. Without the stance
-projection above, the term was what kept the 0.6 m/s trot up (one
+apart in the soft contacts and the Go1 fell 4.7 s into its final stand.
+Without the stance projection above, the term was what kept the 0.6 m/s trot up (one
 Gauss-Newton step of the contact dynamics overshot by tens of rad/s in a
 stance leg's joint velocities, the next QPs were infeasible).
 
