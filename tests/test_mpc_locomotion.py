@@ -106,3 +106,22 @@ def test_a_stand_has_no_swing_even_where_its_phase_rounds_to_one():
     timeline = mpc_task(problems.get("go1-stand")).legged.timeline
     times = np.arange(1, 200) * timeline.period[0] * (1 - 1e-15)
     assert timeline.stance(times).all()
+
+
+@pytest.mark.parametrize("name, projected", [("go1-trot", True), ("go1-stand", False)])
+def test_the_trots_stance_feet_are_projected_and_a_stands_are_not(name, projected):
+    """The horizon starts with the velocities of the feet that landed within SETTLE_TIME projected out: every
+    stance foot of a trot (its stance is shorter), none of a stand (whose feet would then hide their creep)."""
+    legged = mpc_task(problems.get(name)).legged
+    x = legged.x_stand.copy()
+    x[legged.robot.nq :] = np.random.default_rng(2).standard_normal(legged.robot.nv)
+    for t in (1.0, 1.13, 1.27, 1.4):
+        legged.update(legged.problem, t, x)
+        x0 = legged.problem.x0
+        stance = legged.stance(np.array([t + 0.5 * legged.dt]))[0]
+        feet = np.asarray(legged.robot.kinematics_velocity(x0)).reshape(4, 3)
+        if projected:
+            assert stance.any() and np.abs(feet[stance]).max() < 1e-10
+            assert np.all(np.abs(feet[~stance]).max(axis=1) > 1e-3)  # swinging feet keep theirs
+        else:
+            assert np.array_equal(x0, x)

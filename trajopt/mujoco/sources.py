@@ -100,7 +100,7 @@ def urdf_foot_radius(robot: Any) -> Optional[float]:
         shape = obj.geometry
         if obj.parentFrame == frame and hasattr(shape, "num_vertices") and shape.num_vertices:
             placement = to_foot * obj.placement
-            vertices = np.array([placement.act(np.asarray(shape.vertices(i))) for i in range(shape.num_vertices)])
+            vertices = np.asarray(shape.vertices()) @ placement.rotation.T + placement.translation
             return float(0.5 * np.max(vertices.max(axis=0) - vertices.min(axis=0)))
     return None
 
