@@ -18,7 +18,7 @@ Sections (``--sections``):
   forward at 0.3 m/s scaled by ``sqrt(L / L_Go1)`` for 10 s: RMS velocity
   error, fall or not, tick time p50 / p99.
 
-    python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--delay measured] [--robots go1,a1]
+    python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--impulses 3,6,9] [--delay measured] [--robots go1,a1]
 """
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def sequence_section(args: argparse.Namespace) -> None:
 def push_section(args: argparse.Namespace) -> None:
     print(f"\n## push while walking at 0.3 m/s: {args.trials} trials per level, random phase, sideways, delay {args.delay}")
     rng = np.random.default_rng(args.seed)
-    for impulse in (3.0, 6.0, 9.0):
+    for impulse in args.impulses:
         ok = 0
         for _ in range(args.trials):
             start = 2.0 + rng.uniform(0.0, 0.5)
@@ -134,7 +134,9 @@ def main() -> None:
     parser.add_argument("--delay", default="measured")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--robots", default=",".join(ROBOTS), help="robots of the robots section")
+    parser.add_argument("--impulses", default="3,6,9", help="impulse levels of the push section (N s)")
     args = parser.parse_args()
+    args.impulses = [float(i) for i in args.impulses.split(",")]
     args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):

@@ -25,7 +25,7 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   8 s with gusts of 2 N for 0.5 s at 2 s (+y) and 5 s (+x), in our simulator:
   the position RMS against the reference.
 
-    python bench/mpc.py [--sections ticks,push] [--trials 20] [--duration 10] [--delay measured] [--compile] [--modes rti]
+    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--duration 10] [--delay measured] [--compile] [--modes rti]
 """
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def push_section(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed)
     period = float(mpc_task(problems.get("go1-trot")).legged.timeline.period[0])
     print(f"{'N s':>5s} " + " ".join(f"{d:>10s}" for d in DIRECTIONS))
-    for impulse in IMPULSES:
+    for impulse in args.impulses:
         rates = []
         for angle in DIRECTIONS.values():
             ok = 0
@@ -160,7 +160,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--compile", action="store_true", help="the controllers' functions compiled to C (a long first build)")
     parser.add_argument("--modes", default="rti,converged", help="modes of the ticks section")
+    parser.add_argument("--impulses", default=",".join(f"{i:g}" for i in IMPULSES), help="impulse levels of the push section (N s)")
     args = parser.parse_args()
+    args.impulses = [float(i) for i in args.impulses.split(",")]
     args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):

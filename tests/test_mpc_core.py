@@ -109,6 +109,39 @@ def test_shifted_trajectory_continues_with_the_transcriptions_step():
     assert np.allclose(X[0], x_half)
 
 
+def test_shifted_trajectory_holds_the_model_over_the_appended_knots():
+    """The appended knots start from the plan's last knot and step with the holding control of each state
+    (the plan's last control braked its last interval towards the terminal cost)."""
+    model, target, problem, mpc = quadrotor_mpc()
+    plan = mpc.reset(0.0, hover(model, [0.3, 0.2, 1.0]))
+    d = problem.dynamics_params
+    hold = lambda x, _: model.equilibrium_control(x)  # noqa: E731
+    X, U = shifted_trajectory(plan, 2 * plan.step, d, True, hold=hold)
+    N = problem.N
+    assert np.allclose(X[: N - 2], plan.states[2:]) and np.allclose(U[: N - 3], plan.controls[2:-1])
+    for k in (N - 3, N - 2):  # the plan's last knot and the first appended one step with their holding controls
+        assert np.allclose(U[k], hold(X[k], None))
+        assert np.allclose(X[k + 1], plan.advance(X[k], U[k], d[k]))
+    assert not np.allclose(U[N - 3], plan.controls[-1])  # the plan's last control is not kept
+
+
+def test_ticks_that_overrun_their_period_skip_to_the_next_one_on_the_grid():
+    """A solve longer than the period: the next tick is the first one of the period's grid after the plan
+    arrived, so the ticks stay on the grid (whole knots apart for the warm start)."""
+    import time
+
+    def slow_update(problem, t, x):
+        time.sleep(0.03)  # 1.5 periods of 20 ms
+
+    model, target, problem, mpc = quadrotor_mpc(update=slow_update)
+    result = run_closed_loop(mpc, ModelPlant(model, target, dt=0.002), 0.4, 50.0, delay="measured")
+    times = np.array([tick.t for tick in result.ticks[1:]])
+    assert np.allclose(times / 0.02, np.round(times / 0.02), atol=1e-6)
+    gaps = np.diff(times)
+    assert np.all(gaps >= 0.04 - 1e-9) and all(tick.deadline_miss for tick in result.ticks[1:])
+    assert all(tick.arrival <= later.t + 1e-9 for tick, later in zip(result.ticks[1:], result.ticks[2:]))
+
+
 @pytest.mark.parametrize("mode", ["rti", "converged"])
 def test_quadrotor_holds_hover_through_a_gust(mode):
     model, target, problem, mpc = quadrotor_mpc(mode=mode)

@@ -264,7 +264,7 @@ class MPC:
                 states = np.repeat(self.problem.x0[None], self.problem.N, axis=0)
                 solution = self._solve_from(states, self.problem.equilibrium_guess(states), None, None)
             else:
-                states, controls = shifted_trajectory(self.plan, t, self.problem.dynamics_params, self._explicit)
+                states, controls = shifted_trajectory(self.plan, t, self.problem.dynamics_params, self._explicit, hold=self._holding_control(t))
                 states[0] = self.problem.x0  # linearize at the measured state: the applied first knot's constraints hold exactly
                 multipliers = self._shifted_multipliers(t) if self._takes_multipliers else None
                 solution = self._solve_from(states, controls, None, multipliers)
@@ -295,6 +295,12 @@ class MPC:
             nlp.recentre(states)
         w0 = nlp.pack(states, controls, intervals)
         return self.solver.solve(initial_guess=w0, multipliers=multipliers)
+
+    def _holding_control(self, t: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """``(x, d) -> u``: the control holding the model at ``x`` under the dynamics parameters ``d`` at time ``t``,
+        within the control bounds (:meth:`models.Model.equilibrium_control`; the shift's appended knots)."""
+        model = self.problem.model
+        return lambda x, d: model.equilibrium_control(x, t, d if model.dynamics_param_dim else None, bounds=self._bounds)
 
     def _ok(self, solution: Any) -> bool:
         return bool(np.isfinite(solution.primal).all() and np.isfinite(solution.objective) and solution.success)

@@ -7,9 +7,15 @@ with ``s = (t - t_prev) / h`` knots elapsed,
 - states and controls: for a whole ``s = n`` the knots ``n .. N - 1`` of the
   previous plan, else the previous plan evaluated at the new knot times as its
   transcription interpolates (:meth:`Plan.reference`); the knots past its end
-  continue it: one step of the transcription from its last knot with its last
-  control (explicit transcriptions, with the new knots' dynamics parameters),
-  or a copy of its last knot (collocation);
+  continue it, one step of the transcription per knot (explicit
+  transcriptions, with the new knots' dynamics parameters) with the control
+  that holds the model at the step's first state under its dynamics
+  parameters (``hold``: :meth:`models.Model.equilibrium_control`), or a copy
+  of its last knot (collocation). Not with the plan's last control: that one
+  took the last interval to its terminal cost (a swing leg braked hard, say);
+  kept on, it whirled the Go1's swing legs to 30-300 rad/s over two appended
+  knots, and the real-time iteration ticking every second knot diverged from
+  there within a second (measured in MuJoCo);
 - multipliers (:class:`StageShift`): the rows and variables of stage
   ``k + n`` of the previous solve for stage ``k`` (``n = round(s)``), where the
   two stages have the same number of them, zero elsewhere and for the appended
@@ -21,18 +27,22 @@ fixes ``x_0`` through its bounds.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 
 from .plan import Plan
 
 
-def shifted_trajectory(plan: Plan, t: float, params: np.ndarray, explicit: bool) -> Tuple[np.ndarray, np.ndarray]:
+def shifted_trajectory(
+    plan: Plan, t: float, params: np.ndarray, explicit: bool, hold: Optional[Callable[[np.ndarray, np.ndarray], np.ndarray]] = None
+) -> Tuple[np.ndarray, np.ndarray]:
     """The warm start at time ``t``: states (N, n) and controls (N, nu) of ``plan`` at the knots ``t + k h`` of
     the new horizon (its knots moved by a whole number of steps, else interpolated; the knots past its end
     continued by one transcription step, or a copy of its last knot for collocation);
-    ``params`` (N, nd) are the new horizon's dynamics parameters, ``explicit`` whether the transcription is."""
+    ``params`` (N, nd) are the new horizon's dynamics parameters, ``explicit`` whether the transcription is.
+    ``hold(x, d)``: the control (nu,) holding the model at ``x`` under the parameters ``d``, applied over
+    each appended interval (module docstring); without it the plan's last control is kept."""
     N, h = len(plan.times), plan.step
     s = (t - plan.t0) / h
     n = int(round(s))
@@ -45,6 +55,8 @@ def shifted_trajectory(plan: Plan, t: float, params: np.ndarray, explicit: bool)
     X, U = list(X), list(U)
     while len(X) < N:
         k = len(X) - 1
+        if hold is not None and explicit:
+            U[k] = np.asarray(hold(X[k], params[k]), dtype=float).reshape(-1)
         X.append(plan.advance(X[k], U[k], params[k]) if explicit else X[k].copy())
         U.append(U[k].copy())
     return np.array(X), np.array(U)
