@@ -1,19 +1,23 @@
 """Velocity-commanded walking (:mod:`trajopt.mpc.commands`, :class:`trajopt.mpc.legged.LeggedMPC`) judged in MuJoCo.
 
-CI walks the Go1 for 2 s on CasADi's virtual machine with plans a tick late
-(a result independent of the machine's load); the slow set runs the 20 s
-command sequence of ``bench/locomotion.py``. Command files and limits are
-checked without a plant.
+CI walks the Go1, ANYmal B and Solo12 for 1.5-2 s on CasADi's virtual
+machine with plans a tick late (a result independent of the machine's load);
+the slow set runs the 20 s command sequence of ``bench/locomotion.py`` and
+10 s walks of every quadruped. Command files and limits are checked without
+a plant.
 """
 from __future__ import annotations
 
+import math
 import warnings
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 
 import problems
 from lie import quat_to_rot
+from models.robot_data import urdf_path
 from trajopt.mpc.commands import Command, CommandProfile, command_limits, read_commands
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.tasks import mpc_task
@@ -21,10 +25,21 @@ from trajopt.mpc.tasks import mpc_task
 SEQUENCE = "t,vx,vy,yaw_rate,gait\n0,0,0,0,stand\n1,0,0,0,trot\n2,0.4,0,0,trot\n8,0.3,0,0.5,trot\n12,0,0,0,trot\n15,0,0,0,stand\n"
 
 
-def walk(commands, duration, gaits=None):
-    task = mpc_task(problems.get("go1-trot"), commands=commands, gaits=gaits)
+def walk(commands, duration, gaits=None, robot="go1"):
+    problem = problems.get("go1-trot") if robot == "go1" else problems.get("trot", robot=robot)
+    task = mpc_task(problem, commands=commands, gaits=gaits)
     mpc = task.controller(mode="rti", compile=False)
     return task, run_closed_loop(mpc, task.plant(), duration, 50.0, delay="tick")
+
+
+def scaled_forward(robot):
+    """bench/locomotion.py's command of the robots section: 0.3 m/s x sqrt(L / L_Go1), the Go1's legs 0.213 + 0.213 m."""
+    return Command(0.3 * math.sqrt(problems.get("trot", robot=robot).robot.leg_length / 0.426))
+
+
+def urdf_mass(robot):
+    """The sum of the link masses in the example-robot-data URDF of ``robot`` (kg), read from the file."""
+    return sum(float(m.get("value")) for m in ET.parse(urdf_path(robot)).getroot().iter("mass"))
 
 
 def world_base_velocity(task, x):
@@ -125,3 +140,62 @@ def test_the_trots_stance_feet_are_projected_and_a_stands_are_not(name, projecte
             assert np.all(np.abs(feet[~stance]).max(axis=1) > 1e-3)  # swinging feet keep theirs
         else:
             assert np.array_equal(x0, x)
+
+
+@pytest.mark.parametrize("robot, legs", [("go1", 0.213 + 0.213), ("solo12", 0.16 + 0.16), ("anymal", 0.25 + math.hypot(0.1, 0.32125)), ("hyq", 0.35 + 0.346)])
+def test_the_horizons_torque_weight_scales_with_the_robots_weight_and_legs(robot, legs):
+    """The torque weight is the Go1's 1e-3 over m_r s, the ratios of the masses (summed from the URDF files) and
+    of the legs (thigh + calf, from the URDFs' joint origins); the other weights are the Go1's. With the Go1's
+    torque weight Solo12 (m_r s = 0.14) planned gains of 1300 N m/rad on the base attitude, its swing legs
+    whirled at 1 kHz and it fell at 1.2 s (measured)."""
+    legged = mpc_task(problems.get("go1-trot") if robot == "go1" else problems.get("trot", robot=robot)).legged
+    factor = (urdf_mass(robot) / urdf_mass("go1")) * (legs / 0.426)
+    assert np.allclose(np.diag(legged.state_cost.R), 1e-3 / factor, rtol=1e-3)  # leg lengths to the URDF's 4 digits
+    assert np.allclose(np.diag(legged.state_cost.Q)[:3], [50.0, 50.0, 200.0])
+    if robot == "go1":
+        assert np.all(np.diag(legged.state_cost.R) == pytest.approx(1e-3, rel=1e-14))
+
+
+def test_anymals_planned_forces_stay_in_coulombs_cone():
+    """Every stance force of ANYmal B's first trot plan is inside the cone |f_t| <= mu f_z (written out here):
+    the horizon's pyramid is the one inscribed in it. With the pyramid |f_x|, |f_y| <= mu f_z the plan pushed
+    the diagonal feet towards each other at |f_t| / f_z up to 0.76 (mu 0.7), beyond any ground's friction."""
+    task = mpc_task(problems.get("trot", robot="anymal"), commands=scaled_forward("anymal"))
+    mpc = task.controller(mode="rti", compile=False)
+    mpc.reset(0.0, task.x0)
+    solution, masks, mu = mpc._last, task.problem.dynamics_params, task.legged.robot.mu
+    forces = np.array([np.asarray(task.legged.model.kkt(solution.states[k], solution.controls[k], masks[k])[1]).reshape(4, 3) for k in range(task.problem.N - 1)])
+    stance = masks[:-1].astype(bool)
+    tangential, normal = np.linalg.norm(forces[..., :2], axis=2)[stance], forces[..., 2][stance]
+    assert normal.min() > 0
+    # the pyramid's rows hold to HPIPM's residuals (1e-4) at the last linearization, 1e-5 relative after the reset's steps
+    assert np.all(tangential <= mu * normal * (1 + 1e-5))
+    assert (tangential / normal).max() > 0.6  # the diagonal's internal forces still use the friction there is
+
+
+@pytest.mark.parametrize("robot", ["anymal", "solo12"])
+def test_anymal_and_solo12_walk_in_mujocos_default_contacts(robot):
+    """The robots section's forward walk for 2 s in the realistic MuJoCo plant: no fall, no failed tick, the base
+    moving forward. Before the inscribed friction pyramid ANYmal B's stance feet slid (0.37 m/s median) in
+    MuJoCo's pyramidal cone and it fell at 0.45 s; before the torque weight's scaling Solo12 fell at 1.2 s
+    (a swing leg whirling under the feedback gains; the first plan, with HPIPM's residuals at 1e-6, failed)."""
+    command = scaled_forward(robot)
+    task, result = walk(command, 2.0, robot=robot)
+    assert not result.fell, result.fall_reason
+    assert all(r.success for r in result.log)
+    distance = result.states[-1, 0] - result.states[0, 0]
+    assert 0.5 * command.vx < distance < 2.0 * command.vx  # a ramp of ~0.3 s to the command, then ~1.7 s at it
+    assert max(r.first_violation for r in result.log) < 1e-6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot", ["go1", "go2", "a1", "solo12", "anymal", "hyq"])
+def test_every_quadruped_walks_ten_seconds(robot):
+    """bench/locomotion.py's robots section: 10 s at 0.3 m/s x sqrt(L / L_Go1), no fall, RMS forward velocity
+    error after 2 s under 0.1 m/s (measured 0.022-0.046)."""
+    command = Command(0.3) if robot == "go1" else scaled_forward(robot)
+    task, result = walk(command, 10.0, robot=robot)
+    assert not result.fell, result.fall_reason
+    keep = result.times >= 2.0
+    forward = np.array([world_base_velocity(task, x)[0] for x in result.states[keep]])
+    assert np.sqrt(np.mean((forward - command.vx) ** 2)) < 0.1

@@ -223,6 +223,10 @@ def test_gaits_scale_with_leg_length():
     assert jumping.displacement[0] == 0.1 and jumping.schedule.dt == pytest.approx(0.02 * np.sqrt(0.32 / 0.426))
     with pytest.raises(ValueError, match="length: expected a positive scale factor"):
         GaitScale(0.0)
+    with pytest.raises(ValueError, match="mass: expected a positive scale factor, got -1"):
+        GaitScale(1.0, -1.0)
+    assert GaitScale.of(Go1()).mass == pytest.approx(1.0, rel=1e-14) and GaitScale.of(Go1()).torque == pytest.approx(1.0, rel=1e-14)
+    assert GaitScale.of(hyq.robot).torque == pytest.approx(hyq.robot.mass / Go1().mass * s, rel=1e-3)  # s from the URDF's 4 digits
 
 
 def test_templates_on_go1_are_the_go1_problems():

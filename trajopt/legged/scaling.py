@@ -8,6 +8,10 @@ scale by ``s = L / REFERENCE_LEG_LENGTH`` and times by ``sqrt(s)``, so speeds
 scale by ``sqrt(s)`` and accelerations stay the same multiple of ``g`` (a
 jump's flight time and height keep their ballistic relation). For the Go1
 ``s = 1``: its defaults are unchanged.
+
+Forces scale with the mass: a robot of mass ``m`` stands on ``m g``, and
+its torques scale by ``m_r s`` (``m_r = m / REFERENCE_MASS``, the lever
+arms by ``s``): :attr:`GaitScale.torque`.
 """
 from __future__ import annotations
 
@@ -17,22 +21,33 @@ from typing import Any
 
 #: The Go1's thigh + calf (m), 0.213 + 0.213: the leg length the gait defaults were tuned on.
 REFERENCE_LEG_LENGTH = 0.426
+#: The Go1's mass (kg), the sum of its example-robot-data URDF's link masses: the mass the defaults were tuned on.
+REFERENCE_MASS = 13.100529
 
 
 @dataclass(frozen=True)
 class GaitScale:
-    """Scale factors from the Go1 to a robot: ``length = L / REFERENCE_LEG_LENGTH``, ``time = sqrt(length)``."""
+    """Scale factors from the Go1 to a robot: ``length = L / REFERENCE_LEG_LENGTH``, ``time = sqrt(length)``,
+    ``mass = m / REFERENCE_MASS`` (1 unless given)."""
 
     length: float
+    mass: float = 1.0
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.length) and self.length > 0):
-            raise ValueError(f"length: expected a positive scale factor, got {self.length!r}")
+        for name in ("length", "mass"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name}: expected a positive scale factor, got {value!r}")
 
     @classmethod
     def of(cls, robot: Any) -> "GaitScale":
-        """The scale of ``robot`` from its ``leg_length`` (m), e.g. :attr:`models.LeggedRobot.leg_length`."""
-        return cls(robot.leg_length / REFERENCE_LEG_LENGTH)
+        """The scale of ``robot`` from its ``leg_length`` (m) and ``mass`` (kg), e.g. a :class:`models.LeggedRobot`'s."""
+        return cls(robot.leg_length / REFERENCE_LEG_LENGTH, robot.mass / REFERENCE_MASS)
+
+    @property
+    def torque(self) -> float:
+        """Torque scale factor, ``mass * length``."""
+        return self.mass * self.length
 
     @property
     def time(self) -> float:

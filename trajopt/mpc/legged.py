@@ -10,9 +10,20 @@ the costs at the knots (Gauss-Newton Hessian). Every constraint exists at
 every knot; the gait decides their bounds, so a schedule that moves through
 the horizon changes numbers, never the NLP:
 
-- the friction pyramid ``|f_x|, |f_y| <= mu f_z`` of every foot's KKT force
-  ``f(x_k, u_k, s_k)`` (its rows' lower bound 0 in stance, ``-inf`` in swing,
-  where the force is zero), at the knots that hold a control;
+- the friction pyramid inscribed in Coulomb's cone, ``|f_x|, |f_y| <= mu f_z
+  / sqrt(2)``, of every foot's KKT force ``f(x_k, u_k, s_k)`` (its rows' lower
+  bound 0 in stance, ``-inf`` in swing, where the force is zero), at the knots
+  that hold a control. The pyramid ``|f_x|, |f_y| <= mu f_z`` of the plans
+  circumscribes the cone: along its diagonals it admits ``|f_t| = sqrt(2) mu
+  f_z``, more than any ground holds. A trot on two diagonal feet plans
+  internal forces along the diagonal (the feet pushed towards each other,
+  which lowers the torques the cost weighs): ANYmal B's at ``|f_t| / f_z``
+  0.6-0.76 with ``mu`` 0.7 (measured on its first plan); in MuJoCo's default
+  pyramidal cone, which is itself inscribed (``mu / sqrt(2)`` along its
+  diagonals), the stance feet slid at 0.37 m/s (median) and it fell at
+  0.45 s (with MuJoCo's elliptic cone it walked). With the inscribed
+  pyramid its planned forces stay in the cone; the Go1's trot uses
+  ``|f_t| / f_z`` 0.13 at the median;
 - touchdown: at the knot ``k >= 2`` where a foot lands (in stance at ``k``,
   in swing at ``k - 1``) its height is the ground's and its velocity zero
   (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
@@ -96,6 +107,19 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   its feet before they creep, and on two feet a vertical-force reference
   (``m g / 2`` each) leaves a moment about the base unbalanced, so the
   other knots keep zero.
+  The torque weight is the Go1's divided by the robot's torque scale
+  ``m_r s`` (mass and leg ratios to the Go1's,
+  :attr:`~trajopt.legged.scaling.GaitScale.torque`; :meth:`LeggedMPCWeights.scaled`),
+  the other weights are the Go1's. Measured in MuJoCo, 10 s at 0.3 m/s x
+  ``sqrt(s)``: with the Go1's torque weight Solo12 (2.5 kg, ``m_r s`` 0.14),
+  whose torques cost almost nothing against its motion, took feedback gains
+  of 1300 N m/rad on the base attitude, a swing leg whirled at the plant's
+  1 kHz and it fell at 1.2-1.6 s, and ANYmal B (3.2) fell at 4.7 s; dividing
+  by ``(m_r s)^2``, as dynamic similarity would, made HyQ's torques (10.8)
+  so cheap that its QPs failed and it fell at 1.7 s (at 3.9 s with every
+  weight scaled by similarity, its torques at their 150 Nm limits in 60 %
+  of its last second's steps). Divided by ``m_r s``, all six robots of
+  ``trajopt solve trot --robot`` walk.
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
 
@@ -118,7 +142,7 @@ period, apex, standing height, accelerations, lags come from the robot.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence, Tuple
 
 import casadi as ca
@@ -149,8 +173,10 @@ SETTLE_TIME = 0.5
 
 @dataclass(frozen=True)
 class LeggedMPCWeights:
-    """Least-squares weights of the legged horizon's cost: base position (x, y, z), orientation, linear and angular
-    velocity, joint position and velocity, swing foot position, torque; ``terminal_factor`` for the last knot."""
+    """Least-squares weights of the legged horizon's cost, in the Go1's units (:meth:`scaled` carries them to a
+    robot): base position (x, y, z, per m^2), orientation (per rad^2), linear and angular velocity (per (m/s)^2,
+    (rad/s)^2), joint position and velocity, swing foot position (per m^2), torque (per (N m)^2);
+    ``terminal_factor`` for the last knot."""
 
     base_position: Sequence[float] = (50.0, 50.0, 200.0)
     base_orientation: Sequence[float] = (200.0, 200.0, 50.0)
@@ -161,6 +187,12 @@ class LeggedMPCWeights:
     swing_foot: float = 300.0
     torque: float = 1e-3
     terminal_factor: float = 5.0
+
+    def scaled(self, scale: GaitScale) -> "LeggedMPCWeights":
+        """These Go1 weights for a robot of ``scale``: the torque weight divided by the torque scale ``m_r s``
+        (:attr:`~trajopt.legged.scaling.GaitScale.torque`), the others as they are (module docstring). The Go1's
+        are unchanged."""
+        return replace(self, torque=self.torque / scale.torque)
 
 
 class LeggedMPC:
@@ -185,6 +217,9 @@ class LeggedMPC:
         Horizon length (s, Go1 value, scaled by the robot's legs); ``dt`` its knot step (s, scaled too).
     apex:
         Swing apex (m): the Go1's 8 cm by default, scaled.
+    weights:
+        The cost's :class:`LeggedMPCWeights` in the Go1's units (default: its defaults), scaled to the robot
+        (:meth:`LeggedMPCWeights.scaled`); :attr:`weights` holds the scaled ones.
     integrator:
         The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
         that ``"euler"`` did not, at 2 of RK3's 3 contact solves per interval).
@@ -212,7 +247,7 @@ class LeggedMPC:
         self.limits = command_limits(robot)
         profile = CommandProfile.constant(commands or Command()) if not isinstance(commands, CommandProfile) else commands
         self.commands = profile.clamped(self.limits)
-        self.weights = weights or LeggedMPCWeights()
+        self.weights = (weights or LeggedMPCWeights()).scaled(scale)
         self.apex = scale.distance(0.08) if apex is None else float(apex)
         self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
@@ -254,7 +289,7 @@ class LeggedMPC:
 
         def friction(x: Any, u: Any, mask: Any) -> Any:
             f = kkt(x, u, mask)[1]
-            return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu, "pyramid") for i in feet])
+            return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu / np.sqrt(2.0), "pyramid") for i in feet])
 
         self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")
         heights = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i + 2] for i in feet])  # noqa: E731
