@@ -21,6 +21,7 @@ from models.robot_data import urdf_path
 from trajopt.mpc.commands import Command, CommandProfile, command_limits, read_commands
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.tasks import mpc_task
+from trajopt.plotting.mpc import plot_closed_loop
 
 SEQUENCE = "t,vx,vy,yaw_rate,gait\n0,0,0,0,stand\n1,0,0,0,trot\n2,0.4,0,0,trot\n8,0.3,0,0.5,trot\n12,0,0,0,trot\n15,0,0,0,stand\n"
 
@@ -186,6 +187,10 @@ def test_anymal_and_solo12_walk_in_mujocos_default_contacts(robot):
     distance = result.states[-1, 0] - result.states[0, 0]
     assert 0.5 * command.vx < distance < 2.0 * command.vx  # a ramp of ~0.3 s to the command, then ~1.7 s at it
     assert max(r.first_violation for r in result.log) < 1e-6
+    if robot == "anymal":  # the figure's friction ratio is 1 on the horizon's pyramid, which ANYmal's diagonal forces reach
+        figure = plot_closed_loop(result, task)
+        ratio = next(line for ax in figure.axes for line in ax.get_lines() if line.get_label().startswith("friction ratio")).get_ydata()
+        assert 0.9 < max(ratio) < 1 + 1e-6
 
 
 @pytest.mark.slow

@@ -219,7 +219,7 @@ class LeggedMPC:
         Swing apex (m): the Go1's 8 cm by default, scaled.
     weights:
         The cost's :class:`LeggedMPCWeights` in the Go1's units (default: its defaults), scaled to the robot
-        (:meth:`LeggedMPCWeights.scaled`); :attr:`weights` holds the scaled ones.
+        (:meth:`LeggedMPCWeights.scaled`); the attribute ``weights`` holds the scaled ones.
     integrator:
         The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
         that ``"euler"`` did not, at 2 of RK3's 3 contact solves per interval).
@@ -248,6 +248,8 @@ class LeggedMPC:
         profile = CommandProfile.constant(commands or Command()) if not isinstance(commands, CommandProfile) else commands
         self.commands = profile.clamped(self.limits)
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
+        #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
+        self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
         self.apex = scale.distance(0.08) if apex is None else float(apex)
         self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
@@ -284,12 +286,12 @@ class LeggedMPC:
         robot, model, problem, w = self.robot, self.model, self.problem, self.weights
         N, nq, nj = problem.N, robot.nq, robot.nv - 6
         feet = range(4)
-        mu = robot.mu
+        mu = self.pyramid_coefficient
         kkt = model.kkt
 
         def friction(x: Any, u: Any, mask: Any) -> Any:
             f = kkt(x, u, mask)[1]
-            return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu / np.sqrt(2.0), "pyramid") for i in feet])
+            return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu, "pyramid") for i in feet])
 
         self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")
         heights = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i + 2] for i in feet])  # noqa: E731

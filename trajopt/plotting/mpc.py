@@ -14,9 +14,11 @@ Panels over the plant's time (s), pushes shaded red:
 - each tick's compute time (ms, wall) with the deadline (one controller
   period) and the failed ticks marked;
 - the applied plans at their first knot: for a legged robot the largest
-  friction ratio ``max(|f_x|, |f_y|) / (mu f_z)`` of the standing feet (1 on
-  the pyramid's edge) and the largest torque over its limit; otherwise the
-  largest control over its bound.
+  friction ratio ``max(|f_x|, |f_y|) / (c f_z)`` of the standing feet (1 on
+  the edge of the horizon's pyramid, ``c = mu / sqrt(2)``:
+  :attr:`~trajopt.mpc.legged.LeggedMPC.pyramid_coefficient`) and the
+  largest torque over its limit; otherwise the largest control over its
+  bound.
 """
 from __future__ import annotations
 
@@ -157,7 +159,7 @@ def _margins(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     bound = np.where(np.isfinite(upper), np.abs(upper), np.abs(lower))
     usage = [float(np.max(np.abs(r.control) / np.where(bound > 0, bound, np.inf))) for r in ticks]
     if task.legged is not None:
-        mu = task.legged.robot.mu
+        mu = task.legged.pyramid_coefficient
         ratio = []
         for r in ticks:
             f = np.asarray(model.contact_solution(r.state, r.control, r.params)[1]).reshape(-1, 3)
