@@ -18,7 +18,7 @@ Sections (``--sections``):
   forward at 0.3 m/s scaled by ``sqrt(L / L_Go1)`` for 10 s: RMS velocity
   error, fall or not, tick time p50 / p99.
 
-    python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--impulses 3,6,9] [--delay measured] [--robots go1,a1]
+    python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--impulses 3,6,9] [--horizon 0.5] [--delay measured] [--robots go1,a1]
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -61,9 +61,9 @@ def heading_velocity(task: MPCTask, result: ClosedLoopResult) -> np.ndarray:
     return np.column_stack([forward, lateral, np.gradient(np.unwrap(yaw), result.times)])
 
 
-def walk(robot: str, commands: Any, duration: float, delay: Any, disturbances: tuple = (), gaits: Any = None) -> Tuple[MPCTask, ClosedLoopResult]:
+def walk(robot: str, commands: Any, duration: float, delay: Any, disturbances: tuple = (), gaits: Any = None, horizon: Optional[float] = None) -> Tuple[MPCTask, ClosedLoopResult]:
     params = {} if robot == "go1" else {"robot": robot}
-    task = mpc_task(problems.get("go1-trot" if robot == "go1" else "trot", **params), commands=commands, gaits=gaits)
+    task = mpc_task(problems.get("go1-trot" if robot == "go1" else "trot", **params), horizon=horizon, commands=commands, gaits=gaits)
     mpc = task.controller(mode="rti")
     return task, run_closed_loop(mpc, task.plant(), duration, 50.0, delay=delay, disturbances=disturbances)
 
@@ -80,7 +80,7 @@ def tracking_error(task: MPCTask, result: ClosedLoopResult, command: Command, af
 def velocity_section(args: argparse.Namespace) -> None:
     print(f"\n## velocity: Go1, 10 s, RMS after 2 s, delay {args.delay}")
     for label, command in (("forward 0.3 m/s", Command(0.3)), ("forward 0.6 m/s", Command(0.6)), ("lateral 0.2 m/s", Command(0.0, 0.2)), ("yaw 0.5 rad/s", Command(0.0, 0.0, 0.5))):
-        task, result = walk("go1", command, 10.0, args.delay)
+        task, result = walk("go1", command, 10.0, args.delay, horizon=args.horizon)
         s = loop_statistics(result, task.problem.model)
         error = tracking_error(task, result, command) if not result.fell else float("nan")
         print(f"{label:16s} RMS error {error:.3f}  {'fell at %.2f s' % s.fall_time if s.fell else 'no fall'}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, failed {s.failed}", flush=True)
@@ -91,7 +91,7 @@ def sequence_section(args: argparse.Namespace) -> None:
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
         handle.write(COMMANDS)
     commands, gaits = read_commands(handle.name)
-    task, result = walk("go1", commands, 20.0, args.delay, gaits=gaits)
+    task, result = walk("go1", commands, 20.0, args.delay, gaits=gaits, horizon=args.horizon)
     s = loop_statistics(result, task.problem.model)
     final = result.states[-1]
     feet = np.asarray(task.legged.robot.kinematics(final)).reshape(4, 3)[:, 2]
@@ -106,7 +106,7 @@ def push_section(args: argparse.Namespace) -> None:
         ok = 0
         for _ in range(args.trials):
             start = 2.0 + rng.uniform(0.0, 0.5)
-            task, result = walk("go1", Command(0.3), start + 2.0, args.delay, disturbances=(Push(impulse, 90.0, start),))
+            task, result = walk("go1", Command(0.3), start + 2.0, args.delay, disturbances=(Push(impulse, 90.0, start),), horizon=args.horizon)
             ok += not result.fell
         print(f"{impulse:4.1f} N s: {100 * ok / args.trials:.0f} % ({ok}/{args.trials})", flush=True)
 
@@ -134,6 +134,7 @@ def main() -> None:
     parser.add_argument("--delay", default="measured")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--robots", default=",".join(ROBOTS), help="robots of the robots section")
+    parser.add_argument("--horizon", type=float, default=None, help="the Go1's horizon (s; default the task's, 0.4 s scaled to the legs)")
     parser.add_argument("--impulses", default="3,6,9", help="impulse levels of the push section (N s)")
     args = parser.parse_args()
     args.impulses = [float(i) for i in args.impulses.split(",")]

@@ -25,7 +25,7 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   8 s with gusts of 2 N for 0.5 s at 2 s (+y) and 5 s (+x), in our simulator:
   the position RMS against the reference.
 
-    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--duration 10] [--delay measured] [--compile] [--modes rti]
+    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--horizon 0.5] [--duration 10] [--delay measured] [--compile] [--modes rti]
 """
 from __future__ import annotations
 
@@ -56,18 +56,20 @@ DIRECTIONS = {"sagittal": 0.0, "lateral": 90.0}
 _CONTROLLERS: Dict[tuple, tuple] = {}
 
 
-def controller(name: str, mode: str, compile: bool) -> tuple:
+def controller(name: str, mode: str, compile: bool, horizon: Optional[float] = None) -> tuple:
     """The task and controller of ``name`` in ``mode`` (its functions compiled to C with ``compile``, else on
-    CasADi's virtual machine), built once per run of this script (a closed loop resets it)."""
-    if (name, mode, compile) not in _CONTROLLERS:
-        task = mpc_task(problems.get(name))
-        _CONTROLLERS[name, mode, compile] = task, task.controller(mode=mode, compile=compile)
-    return _CONTROLLERS[name, mode, compile]
+    CasADi's virtual machine; a legged task's ``horizon`` in s, default its own), built once per run of this
+    script (a closed loop resets it)."""
+    horizon = horizon if name.startswith("go1") else None
+    if (name, mode, compile, horizon) not in _CONTROLLERS:
+        task = mpc_task(problems.get(name), horizon=horizon)
+        _CONTROLLERS[name, mode, compile, horizon] = task, task.controller(mode=mode, compile=compile)
+    return _CONTROLLERS[name, mode, compile, horizon]
 
 
 def run(name: str, args: argparse.Namespace, duration: float, mode: str = "rti", disturbances: tuple = (), latency: float = 0.0, **plant: Any) -> LoopStatistics:
     """One closed loop of the registered problem ``name`` (delay and compilation from the command line), its statistics."""
-    task, mpc = controller(name, mode, args.compile)
+    task, mpc = controller(name, mode, args.compile, args.horizon)
     result = run_closed_loop(mpc, task.plant(**plant), duration, 50.0, delay=args.delay, disturbances=disturbances, latency=latency)
     return loop_statistics(result, task.problem.model, task.reference)
 
@@ -160,6 +162,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--compile", action="store_true", help="the controllers' functions compiled to C (a long first build)")
     parser.add_argument("--modes", default="rti,converged", help="modes of the ticks section")
+    parser.add_argument("--horizon", type=float, default=None, help="the Go1's horizon (s; default the task's, 0.4)")
     parser.add_argument("--impulses", default=",".join(f"{i:g}" for i in IMPULSES), help="impulse levels of the push section (N s)")
     args = parser.parse_args()
     args.impulses = [float(i) for i in args.impulses.split(",")]
