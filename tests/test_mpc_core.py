@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -128,7 +130,6 @@ def test_shifted_trajectory_holds_the_model_over_the_appended_knots():
 def test_ticks_that_overrun_their_period_skip_to_the_next_one_on_the_grid():
     """A solve longer than the period: the next tick is the first one of the period's grid after the plan
     arrived, so the ticks stay on the grid (whole knots apart for the warm start)."""
-    import time
 
     def slow_update(problem, t, x):
         time.sleep(0.03)  # 1.5 periods of 20 ms

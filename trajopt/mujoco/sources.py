@@ -72,8 +72,13 @@ def resolve_package_path(filename: str, urdf: str) -> str:
     if not filename.startswith("package://"):
         return filename
     package, _, rest = filename[len("package://") :].partition("/")
-    folder = next((parent for parent in Path(urdf).resolve().parents if parent.name == package), None)
+    folder = package_folder(urdf, package)
     return str(folder / rest) if folder is not None else filename
+
+
+def package_folder(urdf: str, package: str) -> Optional[Path]:
+    """The folder named ``package`` that holds the URDF file ``urdf`` (an ancestor of it), None when there is none."""
+    return next((parent for parent in Path(urdf).resolve().parents if parent.name == package), None)
 
 
 def urdf_foot_radius(robot: Any) -> Optional[float]:
@@ -89,9 +94,9 @@ def urdf_foot_radius(robot: Any) -> Optional[float]:
     if radius is not None:
         return radius
     model = robot.pin_model
-    package = next((parent.parent for parent in Path(urdf).resolve().parents if parent.name == "example-robot-data"), None)
+    package = package_folder(urdf, "example-robot-data")  # its meshes are named package://example-robot-data/...
     try:
-        geometry = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION, package_dirs=[str(package)] if package else [])
+        geometry = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION, package_dirs=[str(package.parent)] if package else [])
     except ValueError:  # a mesh file that cannot be found
         return None
     frame = model.getFrameId(foot)
