@@ -11,7 +11,8 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   warm-started to convergence), compute time per tick p50 / p99 / max,
   deadline misses, failed ticks, the worst violation of the applied plans;
   against crocoddyl's FDDP with one iteration per tick on the same Go1 and a
-  20-knot horizon, warm-started by shifting (``bench/crocoddyl_mpc.py`` in the
+  horizon of as many 0.02 s intervals (20 for the default 0.4 s), warm-started
+  by shifting (``bench/crocoddyl_mpc.py`` in the
   benchmark-only environment of ``bench/crocoddyl_env.sh``), measured in the
   same run: the ratio of the medians;
 - ``long``: ``go1-stand`` and ``go1-trot`` for 20 s: fall or not, base drift;
@@ -102,7 +103,7 @@ def ticks_section(args: argparse.Namespace) -> None:
         s = run("go1-trot", args, args.duration, mode=mode)
         rows[mode] = s
         print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e}  {'fell' if s.fell else 'ok'}")
-    peer = crocoddyl_ticks(20, 300)
+    peer = crocoddyl_ticks(controller("go1-trot", "rti", args.compile, args.horizon)[0].problem.N - 1, 300)  # as many 0.02 s intervals
     if peer is not None:
         print(f"{'crocoddyl FDDP, 1 it.':22s} {1e3 * peer['p50']:7.1f} {1e3 * peer['p99']:7.1f} {1e3 * peer['max']:7.1f}  ({peer['knots']} knots, {peer['ticks']} ticks in its own model)")
         for mode, s in rows.items():

@@ -106,6 +106,16 @@ def test_a_lateral_push_right_after_touchdown_is_recovered():
     assert not stats.fell and stats.failed == 0, stats
 
 
+def test_a_lateral_push_as_a_pair_lifts_off_is_recovered():
+    """6 N s sideways at 2.036 s, just before one diagonal pair lifts off (phase 0.09 of the cycle starting at
+    2 s): the horizon must hold the next touchdown of both pairs. With a 0.5 s trot on the 0.4 s horizon,
+    the same phase (2.045 s) failed 9 ticks and the Go1 fell at 2.66 s (measured); the trot's period is
+    now the horizon's length."""
+    task, result, stats = closed_loop("go1-trot", 3.0, disturbances=(Push(6.0, 90.0, 2.036),))
+    assert task.legged.timeline.period[0] == pytest.approx(task.problem.tf)
+    assert not stats.fell and stats.failed == 0, stats
+
+
 def run_cli(*args, timeout=600):
     return subprocess.run([sys.executable, "-m", "trajopt.cli", "mpc", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 

@@ -6,6 +6,8 @@
 - the Riccati recursion converges to scipy's discrete algebraic Riccati
   equation on a time-invariant system;
 - shifting moves knots and multipliers by whole stages;
+- the gains computed beside the real-time iteration's QP equal the recursion
+  evaluated afterwards on the same linearization;
 - closed loops in our own simulator: a quadrotor holds hover under a gust
   and tracks a moving reference; a failing tick keeps the previous plan and,
   after ``max_failures``, restarts cold.
@@ -193,7 +195,7 @@ def test_bad_input_is_refused():
     assert np.allclose(parse_push("6,90,2").force(2.05), [0.0, 60.0, 0.0], atol=1e-12)
 
 
-#: HPIPM to residuals of 1e-12 (the controller's 1e-6 would blur a comparison with a direct solve)
+#: HPIPM to residuals of 1e-12 (the controller's 1e-4 would blur a comparison with a direct solve)
 TIGHT_HPIPM = {"iter_max": 200, "res_g_max": 1e-12, "res_b_max": 1e-12, "res_d_max": 1e-12, "res_m_max": 1e-12}
 
 
@@ -242,3 +244,22 @@ def test_real_time_iteration_refuses_a_bad_regularization():
     for bad in (-1.0, float("nan"), "big", True):
         with pytest.raises(ValueError, match="regularization"):
             RtiSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": bad})
+
+
+def test_gains_computed_beside_the_qp_are_those_of_the_steps_linearization():
+    """From the second plan on, the real-time iteration's Riccati gains run on a second thread while HPIPM
+    solves (RtiSolver.alongside); they equal the recursion evaluated afterwards on the same linearization."""
+    from trajopt.solvers.rti import RtiSolver
+
+    model, target, problem, mpc = quadrotor_mpc()
+    mpc.reset(0.0, hover(model, [0.3, 0.2, 1.0]))
+    assert isinstance(mpc.solver, RtiSolver) and mpc.solver.alongside is not None
+    h = mpc.step_size
+    plan = mpc.step(h, hover(model, [0.25, 0.15, 1.0]))
+    assert plan is not None and mpc.solver.last_alongside is plan.gains
+    jac, hess = mpc.solver.last_linearization
+    expected = RiccatiGains(mpc.nlp, stage_layout(mpc.nlp), jac.sparsity(), hess.sparsity())(jac, hess)
+    assert np.abs(expected).max() > 1.0 and np.array_equal(plan.gains, expected)
+    assert mpc.step(2 * h, target).gains is not plan.gains  # a new step, new gains
+    with pytest.raises(ValueError, match="alongside"):
+        mpc.solver.alongside = "gains"

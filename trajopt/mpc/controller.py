@@ -7,7 +7,8 @@
   (:class:`trajopt.solvers.rti.RtiSolver`: its QP solved by HPIPM's Riccati
   interior point), multiple shooting (tangent-chart knots for states with
   rotations); a tick fails when the QP does or the step is not finite. The
-  feedback gains come from the same linearization as the step;
+  feedback gains come from the same linearization as the step, computed on a
+  second thread while HPIPM solves;
 - ``"converged"``: a solve to convergence (IPOPT on any transcription, or
   fatrop), warm-started, optionally capped (``max_iter``).
 
@@ -321,9 +322,14 @@ class MPC:
         return self.plan
 
     def _gains(self, solution: Any) -> np.ndarray:
-        """Riccati gains of the solve's linearization at its solution (:mod:`trajopt.mpc.feedback`)."""
+        """Riccati gains of the solve's linearization at its solution (:mod:`trajopt.mpc.feedback`).
+
+        A real-time iteration's are those of the step's own linearization, at its start, computed
+        beside its QP (:attr:`RtiSolver.alongside`) once the gain function exists (built at the first plan)."""
         nlp = self.nlp
-        if isinstance(self.solver, RtiSolver):  # the step's own linearization, at its start
+        if isinstance(self.solver, RtiSolver):
+            if self.solver.last_alongside is not None:
+                return self.solver.last_alongside
             jac, hess = self.solver.last_linearization
         else:
             if nlp.chart:
@@ -331,6 +337,8 @@ class MPC:
             jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
         if self._gain_function is None:
             self._gain_function = RiccatiGains(nlp, self._layout, jac.sparsity(), hess.sparsity())
+            if isinstance(self.solver, RtiSolver):
+                self.solver.alongside = self._gain_function
         return self._gain_function(jac, hess)
 
     def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:

@@ -164,6 +164,11 @@ GRAVITY = 9.81
 ACCELERATION = (1.0, 1.0, 2.0)
 #: How far the reference may lead the measured base of the Go1 (scaled): position (m), heading (rad).
 MAX_LAG = (0.1, 0.3)
+#: The horizon's length (s, the Go1's; scaled by the robot's legs), the trot's period
+#: (:data:`~trajopt.mpc.gaits.GAITS`). A 0.5 s horizon over a 0.5 s trot recovered every lateral 6 N s
+#: push of the measured set, but the Go1 standing drifted 3.6 cm and fell at 19 s, and HyQ walking fell
+#: at 5.5 s, where 0.4 s stood 20 s (0.3 cm) and walked (measured in MuJoCo, one-tick delay).
+DEFAULT_HORIZON = 0.4
 #: A foothold's largest horizontal distance from its hip, as a fraction of the leg's length.
 REACH = 0.45
 #: How long after its touchdown a foot's measured velocity is projected out (s, the Go1's, scaled; module docstring):
@@ -214,7 +219,8 @@ class LeggedMPC:
         A :class:`Command` or a :class:`CommandProfile` (default: stand still), clamped to
         :func:`~trajopt.mpc.commands.command_limits` with a warning.
     horizon:
-        Horizon length (s, Go1 value, scaled by the robot's legs); ``dt`` its knot step (s, scaled too).
+        Horizon length (s, Go1 value, scaled by the robot's legs; :data:`DEFAULT_HORIZON`); ``dt`` its knot
+        step (s, scaled too).
     apex:
         Swing apex (m): the Go1's 8 cm by default, scaled.
     weights:
@@ -230,7 +236,7 @@ class LeggedMPC:
         robot: Any,
         gaits: Any = "trot",
         commands: Any = None,
-        horizon: float = 0.4,
+        horizon: float = DEFAULT_HORIZON,
         dt: float = 0.02,
         apex: Optional[float] = None,
         weights: Optional[LeggedMPCWeights] = None,

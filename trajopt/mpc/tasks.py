@@ -64,7 +64,7 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     horizon (:class:`~trajopt.mpc.legged.LeggedMPC`, run in MuJoCo or our KKT plant), a tracking
     problem (one with ``reference_states(times)``) a horizon of its model following that reference
     from each tick's time (in our simulator), any other problem its own horizon re-solved from each
-    measured state. ``horizon`` (s) is the length of the receding horizon where the task builds one (default: 0.4 s scaled to a legged robot's legs, 1 s for
+    measured state. ``horizon`` (s) is the length of the receding horizon where the task builds one (default: :data:`~trajopt.mpc.legged.DEFAULT_HORIZON`, 0.4 s scaled to a legged robot's legs, 1 s for
     tracking); for a legged robot, ``commands`` (a :class:`~trajopt.mpc.commands.Command` or
     :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
     :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout). Raises
@@ -103,7 +103,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
         gaits = GaitSchedule.constant(problem.schedule.name)
-    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, horizon=0.4 if horizon is None else horizon)
+    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, **({} if horizon is None else {"horizon": horizon}))
     robot, x0 = problem.robot, legged.x_stand.copy()
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None) -> Any:
