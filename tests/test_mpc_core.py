@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -263,3 +264,23 @@ def test_gains_computed_beside_the_qp_are_those_of_the_steps_linearization():
     assert mpc.step(2 * h, target).gains is not plan.gains  # a new step, new gains
     with pytest.raises(ValueError, match="alongside"):
         mpc.solver.alongside = "gains"
+
+
+def test_a_forked_child_computes_its_gains_beside_the_qp_too():
+    """A process forked after the controller's first step (multiprocessing's default on Linux) inherits the
+    gains' thread pool but not its thread: the child starts its own, and its step does not wait forever."""
+    import multiprocessing
+
+    model, target, problem, mpc = quadrotor_mpc()
+    mpc.reset(0.0, hover(model, [0.3, 0.2, 1.0]))
+    assert mpc.step(mpc.step_size, target) is not None  # the worker thread now runs in this process
+
+    def child():
+        os._exit(0 if mpc.step(2 * mpc.step_size, target) is not None else 1)
+
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(timeout=60)
+    if process.exitcode is None:
+        process.kill()
+    assert process.exitcode == 0

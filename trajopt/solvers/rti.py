@@ -49,6 +49,7 @@ internal forces loose: the Go1 standing in MuJoCo (one-tick delay) drifted
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional, Tuple
 
@@ -101,6 +102,7 @@ class RealTimeIterationStep:
         self.alongside: Optional[Alongside] = None
         self.alongside_result: Any = None
         self._worker: Optional[ThreadPoolExecutor] = None
+        self._worker_pid = 0  # the process that started the worker thread
         self._stats: Dict[str, Any] = {}
 
     def __call__(self, **args: Any) -> Dict[str, Any]:
@@ -111,8 +113,8 @@ class RealTimeIterationStep:
         self.alongside_result = None
         beside = None
         if self.alongside is not None:
-            if self._worker is None:
-                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rti-alongside")
+            if self._worker is None or self._worker_pid != os.getpid():  # a forked child inherits the executor, not its thread
+                self._worker, self._worker_pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rti-alongside"), os.getpid()
             beside = self._worker.submit(self.alongside, *self.last_linearization)
         try:
             qp = self.qp(**{key: data[key] for key in ("h", "g", "a", "lba", "uba", "lbx", "ubx")})
