@@ -11,10 +11,10 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   warm-started to convergence), compute time per tick p50 / p99 / max,
   deadline misses, failed ticks, the worst violation of the applied plans;
   against crocoddyl's FDDP with one iteration per tick on the same Go1 and a
-  horizon of as many 0.02 s intervals (20 for the default 0.4 s), warm-started
-  by shifting (``bench/crocoddyl_mpc.py`` in the
-  benchmark-only environment of ``bench/crocoddyl_env.sh``), measured in the
-  same run: the ratio of the medians;
+  horizon of as many 0.02 s intervals (20 for the default 0.4 s),
+  warm-started by shifting (``bench/crocoddyl_mpc.py`` in the benchmark-only
+  environment of ``bench/crocoddyl_env.sh``), measured in the same run: the
+  ratio of the medians;
 - ``long``: ``go1-stand`` and ``go1-trot`` for 20 s: fall or not, base drift;
 - ``push``: ``go1-trot``, ``--trials`` pushes per impulse level (3, 6, 9,
   12 N s over 0.1 s) and direction (sagittal: +x, lateral: +y), each at a

@@ -28,7 +28,7 @@ from ..problem import Problem
 from .controller import MPC, Update
 from .commands import CommandProfile
 from .gaits import GAITS, GaitSchedule
-from .legged import LeggedMPC
+from .legged import DEFAULT_HORIZON, LeggedMPC
 from .plant import ModelPlant
 
 SIMULATORS = ("mujoco", "own")
@@ -103,7 +103,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
         gaits = GaitSchedule.constant(problem.schedule.name)
-    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, **({} if horizon is None else {"horizon": horizon}))
+    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon)
     robot, x0 = problem.robot, legged.x_stand.copy()
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None) -> Any:

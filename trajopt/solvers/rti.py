@@ -169,25 +169,28 @@ class RtiSolver(NlpSolver):
         if function is not None and not callable(function):
             raise ValueError(f"alongside: expected a function (J, H_upper) -> result or None, got {type(function).__name__}")
         self._alongside = function
-        for step in self._solvers.values():
-            step.alongside = function
+        if self._step is not None:
+            self._step.alongside = function
+
+    @property
+    def _step(self) -> Optional[RealTimeIterationStep]:
+        """The one step function (built at the first :meth:`solve`, shared by cold and warm starts), or ``None``."""
+        return next(iter(self._solvers.values()), None)
 
     @property
     def last_alongside(self) -> Any:
         """What :attr:`alongside` returned at the last step (``None`` when it was not set)."""
-        step = self._solvers.get(False) or self._solvers.get(True)
-        return None if step is None else step.alongside_result
+        return None if self._step is None else self._step.alongside_result
 
     @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
         """``(J, H_upper)`` at the last step's start: the constraint Jacobian and the upper triangle of the
         Hessian (Gauss-Newton or exact), in the NLP's row order; ``None`` before the first :meth:`solve`."""
-        step = self._solvers.get(False) or self._solvers.get(True)
-        return None if step is None else step.last_linearization
+        return None if self._step is None else self._step.last_linearization
 
     def _create(self, warm: bool) -> RealTimeIterationStep:
-        if self._solvers:
-            return next(iter(self._solvers.values()))
+        if self._step is not None:
+            return self._step
         hpipm = {**DEFAULT_RTI_HPIPM_OPTIONS, **self.problem.solver_options.get(self.name, {}).get("hpipm", {}), **self.user_options.get("hpipm", {})}
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"]}
         try:
