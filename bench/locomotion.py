@@ -16,7 +16,7 @@ Sections (``--sections``):
   (3, 6, 9 N s, 0.1 s, sideways) at random gait phases after 2 s: success rates;
 - ``robots``: every robot of ``trajopt solve trot --robot`` (``ROBOTS``) trotting
   forward at 0.3 m/s scaled by ``sqrt(L / L_Go1)`` for 10 s: RMS velocity
-  error, fall or not, tick time p50 / p99.
+  error, fall or not, tick time p50 / p99, HPIPM's iterations per tick (mean).
 
     python bench/locomotion.py [--sections velocity,robots] [--trials 20] [--impulses 3,6,9] [--horizon 0.5] [--delay measured] [--robots go1,a1]
 """
@@ -83,7 +83,7 @@ def velocity_section(args: argparse.Namespace) -> None:
         task, result = walk("go1", command, 10.0, args.delay, horizon=args.horizon)
         s = loop_statistics(result, task.problem.model)
         error = tracking_error(task, result, command) if not result.fell else float("nan")
-        print(f"{label:16s} RMS error {error:.3f}  {'fell at %.2f s' % s.fall_time if s.fell else 'no fall'}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, failed {s.failed}", flush=True)
+        print(f"{label:16s} RMS error {error:.3f}  {'fell at %.2f s' % s.fall_time if s.fell else 'no fall'}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}, failed {s.failed}", flush=True)
 
 
 def sequence_section(args: argparse.Namespace) -> None:
@@ -124,7 +124,7 @@ def robots_section(args: argparse.Namespace) -> None:
             continue
         s = loop_statistics(result, task.problem.model)
         error = tracking_error(task, result, command) if not result.fell else float("nan")
-        print(f"{robot:8s} {command.vx:.2f} m/s: RMS error {error:.3f}  {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms; failed {s.failed}; worst violation {s.worst_violation:.1e}", flush=True)
+        print(f"{robot:8s} {command.vx:.2f} m/s: RMS error {error:.3f}  {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}; failed {s.failed}; worst violation {s.worst_violation:.1e}", flush=True)
 
 
 def main() -> None:

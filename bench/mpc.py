@@ -9,7 +9,8 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
 - ``ticks``: ``go1-trot`` in place for ``--duration`` s in each mode (``rti``:
   one Gauss-Newton SQP step with HPIPM per tick; ``converged``: IPOPT
   warm-started to convergence), compute time per tick p50 / p99 / max,
-  deadline misses, failed ticks, the worst violation of the applied plans;
+  deadline misses, failed ticks, the worst violation of the applied plans,
+  HPIPM's iterations per tick (mean; NaN for IPOPT);
   against crocoddyl's FDDP with one iteration per tick on the same Go1 and a
   horizon of as many 0.02 s intervals (20 for the default 0.4 s),
   warm-started by shifting (``bench/crocoddyl_mpc.py`` in the benchmark-only
@@ -97,12 +98,12 @@ def crocoddyl_ticks(knots: int, ticks: int) -> Optional[Dict[str, Any]]:
 
 def ticks_section(args: argparse.Namespace) -> None:
     print(f"\n## ticks: go1-trot in place, {args.duration} s, delay {args.delay}")
-    print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s}  outcome")
+    print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s} {'QP it.':>7s}  outcome")
     rows = {}
     for mode in args.modes.split(","):
         s = run("go1-trot", args, args.duration, mode=mode)
         rows[mode] = s
-        print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e}  {'fell' if s.fell else 'ok'}")
+        print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e} {s.qp_iterations:7.1f}  {'fell' if s.fell else 'ok'}")
     peer = crocoddyl_ticks(controller("go1-trot", "rti", args.compile, args.horizon)[0].problem.N - 1, 300)  # as many 0.02 s intervals
     if peer is not None:
         print(f"{'crocoddyl FDDP, 1 it.':22s} {1e3 * peer['p50']:7.1f} {1e3 * peer['p99']:7.1f} {1e3 * peer['max']:7.1f}  ({peer['knots']} knots, {peer['ticks']} ticks in its own model)")
@@ -114,7 +115,7 @@ def long_section(args: argparse.Namespace) -> None:
     print(f"\n## long: 20 s in MuJoCo, delay {args.delay}")
     for name in ("go1-stand", "go1-trot"):
         s = run(name, args, 20.0)
-        print(f"{name:12s} {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; drift {100 * s.drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, failed {s.failed}")
+        print(f"{name:12s} {'fell at %.2f s (%s)' % (s.fall_time, s.fall_reason) if s.fell else 'no fall'}; drift {100 * s.drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}, failed {s.failed}")
 
 
 def push_section(args: argparse.Namespace) -> None:

@@ -126,7 +126,9 @@ def test_cli_tracks_the_figure_eight_and_writes_its_log_plot_and_html(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "no fall" in out.stdout and "t =   1.0 s" in out.stdout and "position RMS" in out.stdout
     rows = list(csv.DictReader(log.open()))
-    assert len(rows) == 100  # the first plan at t = 0, then a tick every 20 ms before t = 2 s and {"t", "solve_time", "iterations", "success", "base_x", "base_y", "base_z", "base_vx", "base_vy", "fallen"} <= set(rows[0])
+    assert len(rows) == 100  # the first plan at t = 0, then a tick every 20 ms before t = 2 s
+    assert {"t", "solve_time", "iterations", "qp_iterations", "success", "base_x", "base_y", "base_z", "base_vx", "base_vy", "fallen"} <= set(rows[0])
+    assert all(int(r["qp_iterations"]) >= 1 for r in rows)  # real-time iterations: HPIPM's count of each tick's QP
     assert all(r["success"] == "true" for r in rows) and all(r["fallen"] == "false" for r in rows)
     assert plot.stat().st_size > 10_000 and "push" in html.read_text()[:2_000_000]
 

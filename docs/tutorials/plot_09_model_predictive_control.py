@@ -93,7 +93,8 @@ print(summary(stats, result.rate))
 # ----------------
 #
 # :func:`~trajopt.mpc.log.log_columns` makes the log a table, one row per
-# tick: the measurement time, compute and solve time (s, wall), iterations,
+# tick: the measurement time, compute and solve time (s, wall), iterations
+# (and HPIPM's interior-point iterations of a real-time iteration's QP),
 # the solver's status, whether the tick failed or was late, the objective,
 # the applied plan's constraint violation, the measured base position and
 # WORLD velocity, and when the plan reached the plant.
@@ -108,7 +109,7 @@ print(len(columns["t"]), "ticks; columns:", ", ".join(columns))
 for k in (0, 1, 2, len(columns["t"]) - 1):
     print(
         f"t = {columns['t'][k]:5.2f} s  compute {1e3 * columns['compute_time'][k]:5.1f} ms  "
-        f"iterations {columns['iterations'][k]}  {columns['status'][k]}  "
+        f"iterations {columns['iterations'][k]} (QP {columns['qp_iterations'][k]})  {columns['status'][k]}  "
         f"base ({columns['base_x'][k]:+.3f}, {columns['base_y'][k]:+.3f}, {columns['base_z'][k]:.3f}) m"
     )
 write_log(result, task.problem.model, "track_python.parquet", overwrite=True)

@@ -62,7 +62,9 @@ Update = Callable[[Problem, float, np.ndarray], None]
 @dataclass
 class TickRecord:
     """One tick: ``t`` (s, the measurement time), ``compute_time`` (s, wall: data update, warm start,
-    solve and gains), ``solve_time`` (s, wall, the backend alone), ``iterations``, ``status``,
+    solve and gains), ``solve_time`` (s, wall, the backend alone), ``iterations``, ``qp_iterations``
+    (HPIPM's interior-point iterations in a real-time iteration's QP, the last step's at the reset; 0 for
+    the other backends and for a solve that raised), ``status``,
     ``success``, ``late`` (over the budget), ``cold`` (started from the held state),
     ``failures`` (in a row, this tick included), ``objective``, ``violation`` (the solve's
     largest constraint violation, dynamics gaps included: one real-time iteration leaves them
@@ -74,6 +76,7 @@ class TickRecord:
     compute_time: float
     solve_time: float
     iterations: int
+    qp_iterations: int
     status: str
     success: bool
     late: bool
@@ -344,8 +347,9 @@ class MPC:
     def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
         first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
         control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
+        qp_iterations = self.solver.last_qp_iterations if isinstance(self.solver, RtiSolver) and not isinstance(solution, _FailedSolve) else 0
         self.log.append(TickRecord(
-            float(t), compute, float(solution.solve_time), int(iterations), str(solution.status), bool(ok), bool(late), bool(cold),
+            float(t), compute, float(solution.solve_time), int(iterations), int(qp_iterations), str(solution.status), bool(ok), bool(late), bool(cold),
             self._failures, float(solution.objective), float(solution.max_violation), first,
             self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(),
         ))  # fmt: skip

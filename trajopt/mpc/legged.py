@@ -23,7 +23,12 @@ the horizon changes numbers, never the NLP:
   diagonals), the stance feet slid at 0.37 m/s (median) and it fell at
   0.45 s (with MuJoCo's elliptic cone it walked). With the inscribed
   pyramid its planned forces stay in the cone; the Go1's trot uses
-  ``|f_t| / f_z`` 0.13 at the median;
+  ``|f_t| / f_z`` 0.13 at the median. The rows are in the robot's weight
+  ``m g`` (``(c f_z -+ f_x) / (m g)``): HPIPM's interior point starts its
+  slacks and multipliers at one scale, and rows in newtons (slacks of tens
+  to hundreds of N) cost it iterations. On 40 QPs of a walk in MuJoCo,
+  ANYmal B's took 9.8 iterations with the rows in newtons and 5.3 in
+  weights, the Go1's 6.0 and 4.7 (measured);
 - touchdown: at the knot ``k >= 2`` where a foot lands (in stance at ``k``,
   in swing at ``k - 1``) its height is the ground's and its velocity zero
   (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
@@ -138,7 +143,16 @@ Gauss-Newton step of the contact dynamics overshot by tens of rad/s in a
 stance leg's joint velocities, the next QPs were infeasible).
 
 Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
-period, apex, standing height, accelerations, lags come from the robot.
+the horizon's length, period, apex, standing height, accelerations, lags come
+from the robot. The knot step does not: it is ``dt`` (0.02 s, the period of
+a 50 Hz controller) for every robot, so that a tick on the controller's grid
+moves the horizon by whole knots and its warm start is the previous plan
+itself (:mod:`trajopt.mpc.shift`; run the controller at a period that is a
+multiple of ``dt``). With the knot step scaled too (ANYmal B's 23.5 ms,
+HyQ's 25.6 ms) the 50 Hz ticks fell between knots, the warm starts were
+interpolated and HPIPM took 14 and 15 iterations per QP instead of 10 and
+6.4 (walking in MuJoCo, one-tick delay, rows in newtons; measured); with
+their measured solve times they fell within 1.1 and 9.5 s.
 """
 from __future__ import annotations
 
@@ -220,7 +234,7 @@ class LeggedMPC:
         :func:`~trajopt.mpc.commands.command_limits` with a warning.
     horizon:
         Horizon length (s, Go1 value, scaled by the robot's legs; :data:`DEFAULT_HORIZON`); ``dt`` its knot
-        step (s, scaled too).
+        step (s, the same for every robot: the controller's period or a divisor of it; module docstring).
     apex:
         Swing apex (m): the Go1's 8 cm by default, scaled.
     weights:
@@ -261,7 +275,7 @@ class LeggedMPC:
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length
         self.settle_time = scale.duration(SETTLE_TIME)
-        self.dt = scale.duration(dt)
+        self.dt = float(dt)
         N = int(round(scale.duration(horizon) / self.dt)) + 1
         if N < 3:
             raise ValueError(f"horizon: {horizon} s is under two knot steps of {dt} s")
@@ -294,9 +308,10 @@ class LeggedMPC:
         feet = range(4)
         mu = self.pyramid_coefficient
         kkt = model.kkt
+        weight = robot.mass * GRAVITY
 
         def friction(x: Any, u: Any, mask: Any) -> Any:
-            f = kkt(x, u, mask)[1]
+            f = kkt(x, u, mask)[1] / weight  # in the robot's weights (module docstring)
             return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu, "pyramid") for i in feet])
 
         self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")

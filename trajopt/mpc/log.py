@@ -2,7 +2,7 @@
 
 One row per controller tick (:func:`log_columns`): ``t`` (s, the measurement
 time), ``compute_time`` and ``solve_time`` (s, wall), ``iterations``,
-``status``, ``success``, ``late``, ``cold``, ``failures``, ``objective``,
+``qp_iterations``, ``status``, ``success``, ``late``, ``cold``, ``failures``, ``objective``,
 ``violation`` and ``first_violation`` (:class:`~trajopt.mpc.controller.TickRecord`),
 the measured base position ``base_x``, ``base_y``, ``base_z`` (m, WORLD) and
 velocity ``base_vx``, ``base_vy``, ``base_vz`` (m/s, WORLD; a floating base's
@@ -44,7 +44,7 @@ def base_motion(model: Any, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 
 def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
     """The per-tick log of a closed loop on ``model`` (the controller's), one array per column, one row per tick:
-    ``t``, ``compute_time``, ``solve_time``, ``iterations``, ``status``, ``success``, ``late``, ``cold``,
+    ``t``, ``compute_time``, ``solve_time``, ``iterations``, ``qp_iterations``, ``status``, ``success``, ``late``, ``cold``,
     ``failures``, ``objective``, ``violation``, ``first_violation``, the measured base position
     ``base_x/y/z`` (m) and WORLD velocity ``base_vx/vy/vz`` (m/s), ``arrival`` (s), ``deadline_miss``,
     ``fallen``."""
@@ -64,6 +64,7 @@ def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
         "compute_time": np.array([r.compute_time for r in ticks]),
         "solve_time": np.array([r.solve_time for r in ticks]),
         "iterations": np.array([r.iterations for r in ticks], dtype=int),
+        "qp_iterations": np.array([r.qp_iterations for r in ticks], dtype=int),
         "status": np.array([r.status for r in ticks], dtype=object),
         "success": np.array([r.success for r in ticks], dtype=bool),
         "late": np.array([r.late for r in ticks], dtype=bool),

@@ -19,7 +19,8 @@ from .loop import ClosedLoopResult
 @dataclass(frozen=True)
 class LoopStatistics:
     """``ticks`` (after the first plan); compute time p50/p99/max (s); ``deadline_misses``;
-    ``failed`` ticks; ``worst_violation`` of the applied plans (:func:`~trajopt.mpc.controller.applied_violation`);
+    ``failed`` ticks; ``qp_iterations`` (mean of HPIPM's per tick, NaN when the ticks solved no QP);
+    ``worst_violation`` of the applied plans (:func:`~trajopt.mpc.controller.applied_violation`);
     ``drift`` (m, largest horizontal distance of the base from where it started); ``tracking_rms``
     (m, RMS position error against the reference, NaN without one); ``fell``, ``fall_time``, ``fall_reason``."""
 
@@ -29,6 +30,7 @@ class LoopStatistics:
     worst: float
     deadline_misses: int
     failed: int
+    qp_iterations: float
     worst_violation: float
     drift: float
     tracking_rms: float
@@ -43,6 +45,7 @@ def loop_statistics(result: ClosedLoopResult, model: Any, reference: Optional[Ca
     ticks = result.log[1:]
     compute = np.array([r.compute_time for r in ticks]) if ticks else np.zeros(1)
     violations = [r.first_violation for r in result.log if r.success]
+    qp = [r.qp_iterations for r in ticks if r.qp_iterations > 0]
     positions = np.array([base_motion(model, x)[0] for x in result.states]) if len(result.states) else np.zeros((0, 3))
     drift = float(np.linalg.norm(positions[:, :2] - positions[0, :2], axis=1).max()) if len(positions) else float("nan")
     rms = float("nan")
@@ -51,7 +54,7 @@ def loop_statistics(result: ClosedLoopResult, model: Any, reference: Optional[Ca
         rms = float(np.sqrt(np.mean(np.sum(error**2, axis=1))))
     return LoopStatistics(
         len(ticks), float(np.percentile(compute, 50)), float(np.percentile(compute, 99)), float(compute.max()),
-        result.deadline_misses(), sum(not r.success for r in ticks), float(max(violations, default=0.0)), drift, rms,
+        result.deadline_misses(), sum(not r.success for r in ticks), float(np.mean(qp)) if qp else float("nan"), float(max(violations, default=0.0)), drift, rms,
         result.fell, result.fall_time, result.fall_reason,
     )  # fmt: skip
 
@@ -61,7 +64,8 @@ def summary(stats: LoopStatistics, rate: float) -> str:
     lines = [
         f"{stats.ticks} ticks at {rate:g} Hz: compute time p50 {1e3 * stats.p50:.1f} ms, p99 {1e3 * stats.p99:.1f} ms, max {1e3 * stats.worst:.1f} ms; "
         f"{stats.deadline_misses} deadline misses (> {1e3 / rate:.1f} ms)",
-        f"failed solves {stats.failed}; worst constraint violation of the applied plans {stats.worst_violation:.2e}",
+        f"failed solves {stats.failed}; worst constraint violation of the applied plans {stats.worst_violation:.2e}"
+        + (f"; HPIPM iterations {stats.qp_iterations:.1f} per tick (mean)" if np.isfinite(stats.qp_iterations) else ""),
     ]
     outcome = f"fell at t = {stats.fall_time:.3f} s ({stats.fall_reason})" if stats.fell else "no fall"
     tracking = f", position RMS {100 * stats.tracking_rms:.2f} cm against the reference" if np.isfinite(stats.tracking_rms) else ""

@@ -101,6 +101,7 @@ class RealTimeIterationStep:
         self.last_linearization: Optional[Tuple[ca.DM, ca.DM]] = None
         self.alongside: Optional[Alongside] = None
         self.alongside_result: Any = None
+        self.qp_iterations = 0  # HPIPM's interior-point iterations at the last call
         self._worker: Optional[ThreadPoolExecutor] = None
         self._worker_pid = 0  # the process that started the worker thread
         self._stats: Dict[str, Any] = {}
@@ -122,6 +123,7 @@ class RealTimeIterationStep:
             if beside is not None:
                 self.alongside_result = beside.result()  # its exception, if any, is the call's
         stats = self.qp.stats()
+        self.qp_iterations = int(stats.get("iter_count", 0))
         step = np.asarray(qp["x"]).reshape(-1)
         lam_g = np.empty(self.n_g)
         lam_g[self.rows] = np.asarray(qp["lam_a"]).reshape(-1)
@@ -141,7 +143,7 @@ class RtiSolver(NlpSolver):
     weight under ``"regularization"`` (a float >= 0; module docstring); the problem's
     ``solver_options["rti"]`` may set both, ``options`` win.
     ``last_linearization`` is ``(J, H_upper)`` at the last step's start (:meth:`NlpSolver.linearization`'s form);
-    :attr:`alongside` runs on it beside the QP (module docstring)."""
+    :attr:`alongside` runs on it beside the QP (module docstring); :attr:`last_qp_iterations` counts HPIPM's iterations."""
 
     name = "rti"
     plugin = "sqpmethod"  # its nlpsol options are the ones this backend accepts (none of them are used)
@@ -181,6 +183,11 @@ class RtiSolver(NlpSolver):
     def last_alongside(self) -> Any:
         """What :attr:`alongside` returned at the last step (``None`` when it was not set)."""
         return None if self._step is None else self._step.alongside_result
+
+    @property
+    def last_qp_iterations(self) -> int:
+        """HPIPM's interior-point iterations in the last step's QP (0 before the first :meth:`solve`)."""
+        return 0 if self._step is None else self._step.qp_iterations
 
     @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
