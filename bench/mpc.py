@@ -99,12 +99,13 @@ def crocoddyl_ticks(knots: int, ticks: int) -> Optional[Dict[str, Any]]:
 def ticks_section(args: argparse.Namespace) -> None:
     print(f"\n## ticks: go1-trot in place, {args.duration} s, delay {args.delay}")
     print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s} {'QP it.':>7s}  outcome")
-    rows = {}
-    for mode in args.modes.split(","):
+    rows, modes = {}, args.modes.split(",")
+    for mode in modes:
         s = run("go1-trot", args, args.duration, mode=mode)
         rows[mode] = s
         print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e} {s.qp_iterations:7.1f}  {'fell' if s.fell else 'ok'}")
-    peer = crocoddyl_ticks(controller("go1-trot", "rti", args.compile, args.horizon)[0].problem.N - 1, 300)  # as many 0.02 s intervals
+    task = controller("go1-trot", modes[0], args.compile, args.horizon)[0]  # built by the loop above
+    peer = crocoddyl_ticks(task.problem.N - 1, 300)  # as many 0.02 s intervals
     if peer is not None:
         print(f"{'crocoddyl FDDP, 1 it.':22s} {1e3 * peer['p50']:7.1f} {1e3 * peer['p99']:7.1f} {1e3 * peer['max']:7.1f}  ({peer['knots']} knots, {peer['ticks']} ticks in its own model)")
         for mode, s in rows.items():

@@ -34,6 +34,10 @@ def walk(commands, duration, gaits=None, robot="go1", delay="tick", compile=Fals
     return task, run_closed_loop(mpc, task.plant(), duration, 50.0, delay=delay)
 
 
+#: Thigh + calf (m) of each robot, from its URDF's joint origins.
+URDF_LEGS = {"go1": 0.213 + 0.213, "solo12": 0.16 + 0.16, "anymal": 0.25 + math.hypot(0.1, 0.32125), "hyq": 0.35 + 0.346}
+
+
 def scaled_forward(robot):
     """bench/locomotion.py's command of the robots section: 0.3 m/s x sqrt(L / L_Go1), the Go1's legs 0.213 + 0.213 m."""
     return Command(0.3 * math.sqrt(problems.get("trot", robot=robot).robot.leg_length / 0.426))
@@ -144,7 +148,7 @@ def test_the_trots_stance_feet_are_projected_and_a_stands_are_not(name, projecte
             assert np.array_equal(x0, x)
 
 
-@pytest.mark.parametrize("robot, legs", [("go1", 0.213 + 0.213), ("solo12", 0.16 + 0.16), ("anymal", 0.25 + math.hypot(0.1, 0.32125)), ("hyq", 0.35 + 0.346)])
+@pytest.mark.parametrize("robot, legs", URDF_LEGS.items())
 def test_the_horizons_torque_weight_scales_with_the_robots_weight_and_legs(robot, legs):
     """The torque weight is the Go1's 1e-3 over m_r s, the ratios of the masses (summed from the URDF files) and
     of the legs (thigh + calf, from the URDFs' joint origins); the other weights are the Go1's. With the Go1's
@@ -175,7 +179,7 @@ def test_anymals_planned_forces_stay_in_coulombs_cone():
     assert (tangential / normal).max() > 0.6  # the diagonal's internal forces still use the friction there is
 
 
-@pytest.mark.parametrize("robot, legs", [("solo12", 0.16 + 0.16), ("anymal", 0.25 + math.hypot(0.1, 0.32125)), ("hyq", 0.35 + 0.346)])
+@pytest.mark.parametrize("robot, legs", [(robot, legs) for robot, legs in URDF_LEGS.items() if robot != "go1"])
 def test_the_knot_step_is_the_controllers_period_whatever_the_legs(robot, legs):
     """The horizon is 0.4 s x sqrt(L / L_Go1) long (legs from the URDFs' joint origins) in knots of 0.02 s, the
     period of the 50 Hz loop, so that every tick moves it by whole knots. With the knot step scaled too, ANYmal B's
