@@ -14,7 +14,7 @@ cycle (:func:`trajopt.mujoco.track` with ``cycles``). Defaults:
 - ``go1-bound``: the same timing, front pair then hind pair, step 0.1 m, apex 0.06 m.
 - ``go1-jump``: 0.3 s crouch and push-off, 0.2 s flight, 0.3 s landing
   (dt 0.02 s, 40 knots), 0.2 m forward, feet 0.05 m high at mid-flight,
-  control rate penalized (1e-5) so the push-off at the torque limits stays realizable.
+  torques' and forces' rate penalized (1e-5) so the push-off stays realizable.
 - ``go2-trot``: ``go1-trot``'s gait on the Go2.
 """
 from __future__ import annotations
@@ -76,14 +76,6 @@ def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulat
 
 #: Control-rate weight of the jumps with collocated controls (``formulation`` "inverse" or "forward").
 JUMP_CONTROL_RATE = 1e-5
-#: IPOPT options of the jumps, over the legged problems' (:attr:`trajopt.legged.LeggedProblem.solver_options`).
-#: The jump's cost is ~100x a trot's (its control-rate term: J = 118 at the optimum), so the
-#: objective is scaled by 10, not 100, and the barrier update stays monotone. Measured on go1-jump
-#: from its ballistic guess (:mod:`trajopt.legged.base_path`), 20 perturbations of the guess by 1e-9
-#: and CasADi's BLAS on 2 threads (``bench/convergence.py``): 29 iterations in 20 solves, 32 in 2;
-#: scaled by 100: 38-195; by 30: 29-324; by 3: 25-120; the adaptive update (by 10): 27-246; from
-#: the former guess (uniform base motion through the flight), by 10: 34-298.
-JUMP_IPOPT_OPTIONS = {"obj_scaling_factor": 10.0, "mu_strategy": "monotone"}
 
 
 @register("go1-jump")
@@ -94,17 +86,17 @@ def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float
     three phases (crouch and push-off, flight, landing), ``apex`` the feet's
     height at mid-flight (m), ``dt`` the knot spacing (s).
 
-    The push-off runs at the torque limits, so with collocated controls their
-    rate is penalized (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see
-    :class:`trajopt.legged.LeggedProblem`); the contact formulation holds each
-    torque over its interval and takes none. The guess follows a ballistic base
-    path (:mod:`trajopt.legged.base_path`) and IPOPT runs with
-    :data:`JUMP_IPOPT_OPTIONS` (29 iterations, unchanged under 1e-9 perturbations)."""
+    With collocated controls the torques' and forces' rate is penalized
+    (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see
+    :class:`trajopt.legged.LeggedWeights`) so that the push-off stays
+    realizable between knots; the contact formulation holds each torque over
+    its interval and takes none. The guess follows a ballistic base path
+    (:mod:`trajopt.legged.base_path`); IPOPT runs with the legged problems' options."""
     return _jump(Go1(mu=mu), length, apex, dt, knots, formulation, friction, control_rate, "go1-jump")
 
 
 def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: Optional[float], problem_name: str) -> LeggedProblem:
-    """A forward jump (:func:`go1_jump`) of ``robot``; IPOPT with :data:`JUMP_IPOPT_OPTIONS`."""
+    """A forward jump (:func:`go1_jump`) of ``robot``."""
     if len(knots) != 3:
         raise ValueError(f"knots: expected 3 knot counts (crouch, flight, landing), got {tuple(knots)}")
     crouch, flight, landing = knots
@@ -112,9 +104,7 @@ def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], fo
     if control_rate is None:
         control_rate = 0.0 if formulation == "contact" else JUMP_CONTROL_RATE
     weights = LeggedWeights(control_rate=control_rate)
-    problem = LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
-    problem.solver_options = {**problem.solver_options, "ipopt": {**problem.solver_options["ipopt"], **JUMP_IPOPT_OPTIONS}}
-    return problem
+    return LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
 
 
 @register("go2-trot")

@@ -54,23 +54,10 @@ GO1_TERRAIN = {
     "stones": {"size": 0.1, "gap": 0.1, "apex": 0.08, "cycles": 2, "depth": 0.3},
     "gap": {"width": 0.2, "apex": 0.05, "edge": 0.05, "dt": 0.02},
 }
-#: Cost weights of the gap jumps that differ from the other gaits' (:class:`trajopt.legged.LeggedWeights`), and why.
-#: Measured on go1-gap (one run each under load; "it." IPOPT iterations from the default guess):
-#:
-#: - ``acceleration_rate`` 0: the control-rate term weighed the joint accelerations' rate (rad/s^3) like the
-#:   forces' (N/s); it was 722 of the plan's J = 806 and made the landing a deep crouch (base 0.10 m high,
-#:   calves flat on the far side, one shank 0.9 mm into it) that ends springing up at 1.6 m/s and pitched 26 deg;
-#:   244 it. The torques' and forces' rates alone damp the alternating mode (the inverse formulation's
-#:   residual ties each knot's accelerations to them): J = 21, 33 it.
-#: - ``base_orientation`` 100 (10 elsewhere): with 10 the landing pitched the body 23-26 deg nose down and it
-#:   stayed there, the hind feet unloaded at the end (the LQR replay then swung them, 12 deg of base tilt).
-#:   A hard level attitude at the last knot instead gave 41-176 it. over 1e-9 perturbations of the guess.
-#:
-#: IPOPT keeps the legged problems' options (objective scaled by 100, adaptive barrier update): with these
-#: weights, the end at rest and the shank clearance, 55-62 it. from the guess, 5 perturbations of it and
-#: 2 BLAS threads, all to J = 32.9227 (bench/convergence.py); the monotone update 64-75, the objective
-#: scaled by 10 (monotone) 52-180.
-GAP_WEIGHTS = {"acceleration_rate": 0.0, "base_orientation": 100.0}
+#: Cost weights of the gap jumps that differ from the other gaits' (:class:`trajopt.legged.LeggedWeights`):
+#: ``base_orientation`` 100 (10 elsewhere), so that the landing ends level with every foot loaded
+#: (docs/design/legged.md).
+GAP_WEIGHTS = {"base_orientation": 100.0}
 #: Go1 values shared by the walking problems: gait period (s), clearance (m).
 GO1_PERIOD, GO1_CLEARANCE = 0.6, 0.02
 

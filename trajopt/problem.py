@@ -77,6 +77,10 @@ class Problem:
     #: Options this kind of problem solves best with, per backend name (``{"ipopt": {...},
     #: "fatrop": {...}}``); a solve's own ``options`` override them.
     solver_options: Dict[str, Dict[str, Any]] = {}
+    #: Whether IPOPT solves for variables scaled so that the constraint Jacobian is equilibrated
+    #: (:mod:`trajopt.solvers.scaling`): for problems whose variables mix units over orders of
+    #: magnitude (forces, torques, accelerations, angles), where round-off otherwise steers the solve.
+    scale_variables: bool = False
     #: Backend and settings :func:`trajopt.solve` uses for this problem unless its call says
     #: otherwise: any of ``solver``, ``compile``, ``hessian``, ``chart`` (see :mod:`trajopt.solvers`).
     solve_defaults: Dict[str, Any] = {}

@@ -165,12 +165,13 @@ class LeggedWeights:
     torque: float = 1e-3
     force: float = 1e-4
     acceleration: float = 1e-4
-    #: weight of ``1/2 integral |wdot|^2`` on all controls (torques, forces, accelerations); 0 = off
+    #: weight of ``1/2 integral |wdot|^2`` on the torques and contact forces; 0 = off
     control_rate: float = 0.0
-    #: weight of the accelerations' rate instead of ``control_rate`` (``None``: the same). The inverse
-    #: formulation's residual ties each knot's accelerations to its torques and forces, so their rates
-    #: alone damp the alternating mode; in rad/s^2 the accelerations' rate can dominate the cost (go1-gap)
-    acceleration_rate: Optional[float] = None
+    #: weight of the same term on the accelerations (rad/s^3 rates). Off by default: the inverse
+    #: formulation's residual ties each knot's accelerations to its torques and forces, whose rates
+    #: already damp trapezoidal collocation's alternating mode, and a weight on the accelerations'
+    #: rate dominates the cost and makes the jumps' optima degenerate (docs/design/legged.md)
+    acceleration_rate: float = 0.0
     #: on a terrain, weight of ``1/2 |p_xy - p_nominal|^2`` (1/m^2 s) of every stance foot's horizontal distance
     #: from its nominal foothold, which picks one point among the many its foot region allows
     foothold: float = 10.0
@@ -234,6 +235,9 @@ class LeggedProblem(Problem):
     #: violations <= 2e-9. Measured iterations: the same on every registered gait (pace 18 -> 15),
     #: within one on the other quadrupeds, except HyQ's jump at its 150 Nm limit (47 -> 59).
     solver_options = {"ipopt": {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive", "bound_relax_factor": 0.0}}
+    #: Forces (N), torques (N m), accelerations (rad/s^2) and angles share the decision vector:
+    #: IPOPT solves for equilibrated variables (:mod:`trajopt.solvers.scaling`).
+    scale_variables = True
 
     def __init__(
         self,
@@ -563,8 +567,7 @@ class LeggedProblem(Problem):
         if self.terrain_plan is not None and w.foothold > 0:
             add_foothold_cost(self, w.foothold)
         rate = np.full(cm.control_dim, w.control_rate)
-        if w.acceleration_rate is not None:
-            rate[cm.a_slice] = w.acceleration_rate
+        rate[cm.a_slice] = w.acceleration_rate
         if rate.any():
             self.penalize_control_rate(rate)
 

@@ -167,6 +167,10 @@ class NlpSolver(ABC):
     #: True for a backend that takes the gradient of the Lagrangian (:data:`~trajopt.solvers.derivatives.LAG_GRAD`);
     #: the others neither build nor compile its stage functions
     uses_lag_grad: bool = False
+    #: The scale ``D`` (n_w,) of the variables ``w = D w~`` the backend's solver works with
+    #: (:mod:`trajopt.solvers.scaling`), or ``None``: :meth:`_run` converts starting points, bounds
+    #: and multipliers, and every result is in the units of ``w``
+    variable_scale: Optional[np.ndarray] = None
 
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
@@ -267,6 +271,11 @@ class NlpSolver(ABC):
         lbg, ubg = nlp.bounds_g()
         p = nlp.parameters()
         args = {"p": p, "lbx": lbx, "ubx": ubx, "lbg": lbg, "ubg": ubg, **point}
+        D = self.variable_scale
+        if D is not None:  # the solver's variables are w / D; a bound multiplier scales with its variable
+            args.update(x0=np.asarray(point["x0"], dtype=float) / D, lbx=lbx / D, ubx=ubx / D)
+            if "lam_x0" in point:
+                args["lam_x0"] = np.asarray(point["lam_x0"], dtype=float) * D
         start = time.perf_counter()
 
         def failed(status: str) -> Dict[str, Any]:
@@ -281,6 +290,8 @@ class NlpSolver(ABC):
                     res, stats = self._watchdogs[warm](args, self.max_wall_time)
                 else:
                     res, stats = _call(solver, args)
+                if D is not None:
+                    res.update(x=res["x"] * D, lam_x=res["lam_x"] / D)
                 out = {"w": res["x"], "lam_x": res["lam_x"], "lam_g": res["lam_g"], "objective": float(res["f"][0])}
                 out.update(status=str(stats["return_status"]), success=bool(stats["success"]), iterations=int(stats.get("iter_count", 0)), eval_time=eval_time(stats))
             except (DeadlineExceeded, ChildDied) as err:

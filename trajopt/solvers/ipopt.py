@@ -31,12 +31,14 @@ the solver's ``max_wall_time`` seconds, checked between iterations.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import casadi as ca
+import numpy as np
 
 from .base import NlpSolver
 from .options import casadi_message, check_ipopt_options
+from .scaling import equilibrated_scale, scaled_functions, scaled_graph
 
 #: IPOPT options used unless overridden by ``options``.
 DEFAULT_IPOPT_OPTIONS: Dict[str, Any] = {
@@ -66,6 +68,34 @@ class IpoptSolver(NlpSolver):
 
     name = plugin = "ipopt"
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: the NLP and its derivative options for the scaled variables (``None`` when they are not scaled)
+        self._scaled: Optional[Tuple[Any, Dict[str, Any]]] = None
+        if self.problem.scale_variables:
+            D = self.variable_scale = self._equilibrated_scale()
+            unscaled = super()._nlp_problem()
+            self._scaled = (scaled_graph(unscaled, D), {}) if isinstance(unscaled, dict) else scaled_functions(unscaled, self._stagewise_options, D)
+
+    def _equilibrated_scale(self) -> np.ndarray:
+        """:func:`~trajopt.solvers.scaling.equilibrated_scale` at the problem's initial guess (the scale
+        stays with the solver: warm starts and later solves keep it)."""
+        nlp, p = self.nlp, self.nlp.parameters()
+        w0 = nlp.initial_guess()
+        if self._nlp_function is not None:
+            jacobian = self._stagewise_options["jac_g"](w0, p)[1]
+        else:
+            jacobian = ca.Function("jac_g", [nlp.w, nlp.p], [ca.jacobian(nlp.g, nlp.w)])(w0, p)
+        lbx, ubx = nlp.bounds_w()
+        return equilibrated_scale(jacobian, lbx == ubx, [a for a in (nlp.idx_x, nlp.idx_u, nlp.idx_z) if np.size(a)])
+
+    def _nlp_problem(self) -> Any:
+        return super()._nlp_problem() if self._scaled is None else self._scaled[0]
+
+    def _derivative_options(self) -> Dict[str, Any]:
+        """The stage-wise derivative options of ``casadi.nlpsol`` (for the scaled variables when they are)."""
+        return self._stagewise_options if self._scaled is None else self._scaled[1]
+
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:
         """Raise ``ValueError`` naming each option IPOPT or ``casadi.nlpsol`` would refuse (:mod:`trajopt.solvers.options`), before any building."""
@@ -74,7 +104,7 @@ class IpoptSolver(NlpSolver):
 
     def _create(self, warm: bool) -> ca.Function:
         ipopt = {**DEFAULT_IPOPT_OPTIONS, "max_wall_time": self.max_wall_time, **self.problem.solver_options.get(self.name, {}), **(WARM_START_OPTIONS if warm else {}), "print_level": self.print_level, **self.user_options}
-        opts = {"print_time": False, "error_on_fail": False, "ipopt": ipopt, **self._stagewise_options, **self.nlpsol_options}
+        opts = {"print_time": False, "error_on_fail": False, "ipopt": ipopt, **self._derivative_options(), **self.nlpsol_options}
         expand = self.expand and self.derivatives == "casadi"
         try:
             try:
