@@ -90,6 +90,11 @@ except ImportError:  # Windows: no advisory locks; publication stays atomic
 #: Default optimization flag: on generated dynamics code as fast as -O3 (or faster), and gcc
 #: takes 2 s instead of 15-30 s on a 40-50k-instruction Jacobian (bench/dynamics.py --structures).
 DEFAULT_OPT = "-O1"
+#: gcc passes left out on chunked C (:mod:`models.chunked_c`): the rewriting has already merged its
+#: common subexpressions, which is what full redundancy elimination and the dominator optimizations
+#: look for; without them gcc takes about a sixth less CPU time on the contact formulation's interval
+#: Jacobian, and the library computes the same numbers as fast (``bench/compile_times.py --functions``).
+CHUNKED_FLAGS = "-fno-tree-fre -fno-tree-dominator-opts"
 #: Layout version, part of every key: libraries of an older layout (without checksums, or
 #: compiled from unchunked C) are never hit.
 CACHE_FORMAT = "3"
@@ -147,9 +152,11 @@ def default_cache_dir() -> Path:
 
 
 def function_key(f: ca.Function, compiler: str, opt: str, chunk: Optional[int] = CHUNK_STATEMENTS) -> str:
-    """Hex sha256 of the serialized function, the compiler, the flags, the chunk and file sizes (:mod:`models.chunked_c`), CasADi's version, the platform and :data:`CACHE_FORMAT`."""
+    """Hex sha256 of the serialized function, the compiler, the flags, the chunk and file sizes (:mod:`models.chunked_c`)
+    with :data:`CHUNKED_FLAGS`, CasADi's version, the platform and :data:`CACHE_FORMAT`."""
     h = hashlib.sha256()
-    for part in (f.serialize(), compiler, opt, f"{chunk}/{PART_STATEMENTS}", ca.__version__, platform.machine(), sys.platform, CACHE_FORMAT):
+    chunking = "unchunked" if chunk is None else f"{chunk}/{PART_STATEMENTS} {CHUNKED_FLAGS}"
+    for part in (f.serialize(), compiler, opt, chunking, ca.__version__, platform.machine(), sys.platform, CACHE_FORMAT):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -317,22 +324,24 @@ def _compile(f: ca.Function, exe: str, opt: str, chunk: Optional[int], library: 
 
     Unless ``chunk`` is ``None`` the C is cut into chunks of ``chunk`` statements and split into files
     (:func:`models.chunked_c.split_source`) compiled at once, each holding one of the compiler ``slots``,
-    and linked. Returns codegen seconds, compiler seconds (wall) and compiler CPU seconds.
+    and linked; rewritten C is compiled with :data:`CHUNKED_FLAGS` as well. Returns codegen seconds, compiler seconds (wall) and compiler CPU seconds.
     """
     with tempfile.TemporaryDirectory(dir=library.parent, prefix=f".{entry}.build-") as tmp:
         t0 = time.perf_counter()
         source = ca.CodeGenerator(f"{f.name()}.c", {"with_header": False})
         source.add(f)
         c_file = Path(source.generate(tmp + os.sep))
-        files = [c_file]
+        files, rewritten = [c_file], False
         if chunk is not None:
-            texts = split_source(c_file.read_text(), chunk)
+            original = c_file.read_text()
+            texts = split_source(original, chunk)
+            rewritten = len(texts) > 1 or texts[0] != original
             files = [c_file.with_name(f"{c_file.stem}_part{k}.c") if k else c_file for k in range(len(texts))]
             for path, text in zip(files, texts):
                 path.write_text(text)
         t1 = time.perf_counter()
         tmp_lib = Path(tmp) / library.name
-        flags = ["-fPIC", *shlex.split(opt)]
+        flags = ["-fPIC", *shlex.split(opt), *(shlex.split(CHUNKED_FLAGS) if rewritten else [])]
         if len(files) == 1:
             cpu = _run_compilers(f.name(), [[exe, "-shared", *flags, str(c_file), "-o", str(tmp_lib), "-lm"]], Path(tmp), slots)
         else:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
@@ -115,7 +115,7 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
         q[f"xbar_{name}"] = sym(f"xbar_{name}", nx)
         return chart["retract"](q[f"xbar_{name}"], v[name])
 
-    # ---- intervals (knot dynamics inlined); t_k = k h, h = tf / (N - 1)
+    # ---- intervals (knot dynamics inlined); t_k = k h, h = tf / (N - 1), a parameter unless tf is free
     fn, names = nlp.interval_fn, nlp.interval_fn.name_in()
     v: Dict[str, Any] = {}
     q: Dict[str, Any] = {"k": sym("k")}
@@ -123,11 +123,7 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
     for n, size in (("u", nu), ("z", nlp.nz), ("u_next", nu)):
         if n in names:
             v[n] = sym(n, size)
-    tf = sym("tf")
-    if prob.free_time:
-        v["tf"] = tf
-    else:
-        q["tf"] = tf
+    h = _knot_spacing(prob, v, q)
     for n in ("p", "p_mid", "p_next"):
         if n in names:
             q[n] = sym(n, nlp.idx_p_run.shape[1])
@@ -135,7 +131,6 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
         if n in names or (n == "d" and "f" in names) or (n == "d_next" and "f_next" in names):
             q[n] = sym(n, nd)
     k = q["k"]
-    h = tf / (N - 1)
     args = {**{n: v[n] for n in ("u", "z", "u_next") if n in v}, **states, **{n: q[n] for n in q if n.startswith(("p", "d"))}, "t": k * h, "h": h}
     if "f" in names:
         args["f"] = model.parametric_dynamics(states["x"], v["u"], k * h, q.get("d"))
@@ -150,7 +145,7 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
     idx = {"x": nlp.idx_x[:-1], "u": nlp.idx_u[:-1], "z": nlp.idx_z, "x_next": nlp.idx_x[1:], "u_next": nlp.idx_u[1:], "tf": np.full((N - 1, 1), nlp.idx_tf)}
     P, D = columns(nlp.p, nlp.idx_p_run), columns(nlp.p, nlp.idx_p_dyn)
     qvals = {
-        "k": ca.DM(np.arange(N - 1)).T, "tf": ca.repmat(nlp.p[int(nlp.idx_p_tf[0])], 1, N - 1) if not prob.free_time else None,
+        "k": ca.DM(np.arange(N - 1)).T, "h": _knot_spacing_values(nlp, N - 1),
         "p": P[:, :-1], "p_mid": columns(nlp.p, nlp.idx_p_mid), "p_next": P[:, 1:], "d": D[:, :-1], "d_next": D[:, 1:],
         "xbar_x": X_centres[:, :-1], "xbar_x_next": X_centres[:, 1:],
     }  # fmt: skip
@@ -217,6 +212,25 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
     return terms
 
 
+def _knot_spacing(prob: Any, v: Dict[str, Any], q: Dict[str, Any]) -> Any:
+    """The knot spacing ``h`` of an interval term: ``tf / (N - 1)`` of the variable ``v["tf"]`` with a
+    free final time, else the parameter ``q["h"]`` (:func:`_knot_spacing_values`), so that the term's
+    functions depend neither on ``N`` nor on ``tf`` and problems that differ only in them share compiled code."""
+    sym = prob.model.symbol_type.sym
+    if prob.free_time:
+        v["tf"] = sym("tf")
+        return v["tf"] / (prob.N - 1)
+    q["h"] = sym("h")
+    return q["h"]
+
+
+def _knot_spacing_values(nlp: Any, K: int) -> Any:
+    """The values of :func:`_knot_spacing`'s parameter over ``K`` columns (``None`` with a free final time)."""
+    if nlp.problem.free_time:
+        return None
+    return ca.repmat(nlp.p[int(nlp.idx_p_tf[0])] / (nlp.problem.N - 1), 1, K)
+
+
 def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.MX) -> List[StageTerm]:
     """The stage terms of row block ``b``, an interval constraint (:mod:`trajopt.interval_constraints`).
 
@@ -234,16 +248,13 @@ def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.
     q: Dict[str, Any] = {"k": sym("k")}
     x, x_next = knot_state("x", v, q), knot_state("x_next", v, q)
     v.update(u=sym("u", nu), z=sym("z", nlp.nz), u_next=sym("u_next", nu))
-    tf = sym("tf")
-    (v if prob.free_time else q)["tf"] = tf
+    h = _knot_spacing(prob, v, q)
     q.update(d=sym("d", nd), d_next=sym("d_next", nd), p=sym("p", idx_p.shape[1]))
-    h = tf / (N - 1)
     rows = fn(x, v["u"], v["z"], x_next, v["u_next"], q["k"] * h, h, q["d"], q["d_next"], q["p"])
     used = {n: val for n, val in v.items() if val.numel() and ca.depends_on(rows, val)}
     ks = c.intervals
     P, D = columns(nlp.p, idx_p), columns(nlp.p, nlp.idx_p_dyn)
-    tf_value = None if prob.free_time else ca.repmat(nlp.p[int(nlp.idx_p_tf[0])], 1, len(ks))
-    values = {"k": ca.DM(ks).T, "tf": tf_value, "d": D[:, ks.tolist()], "d_next": D[:, (ks + 1).tolist()], "p": P, "xbar_x": X_centres[:, ks.tolist()], "xbar_x_next": X_centres[:, (ks + 1).tolist()]}
+    values = {"k": ca.DM(ks).T, "h": _knot_spacing_values(nlp, len(ks)), "d": D[:, ks.tolist()], "d_next": D[:, (ks + 1).tolist()], "p": P, "xbar_x": X_centres[:, ks.tolist()], "xbar_x_next": X_centres[:, (ks + 1).tolist()]}
     idx = {"x": nlp.idx_x[ks], "u": nlp.idx_u[ks], "z": nlp.idx_z[ks], "x_next": nlp.idx_x[ks + 1], "u_next": nlp.idx_u[ks + 1], "tf": np.full((len(ks), 1), nlp.idx_tf)}
     groups = [(np.ones(len(ks), dtype=bool), used, rows)]
     held = ks == N - 2
@@ -333,6 +344,19 @@ def _set_threads(pieces: List[_Piece], threads: int) -> None:
         piece.threads = threads if piece.instructions * piece.K >= minimum else 1
 
 
+def _parameter_pruned(name: str, v: Any, q: Any, extra: Sequence[Any], outputs: List[Any]) -> Tuple[ca.Function, np.ndarray]:
+    """``(v, q_used, *extra) -> outputs`` with ``q_used`` the entries of the parameters ``q`` that the
+    outputs depend on, and their indices in ``q``. A stage function then carries no parameter it does
+    not read (a term's Jacobian none of its cost references), so problems whose data differ only
+    there share its compiled library."""
+    used = np.flatnonzero(ca.which_depends(ca.vertcat(*[ca.vec(o) for o in outputs]), q, 1, False)) if q.numel() else np.zeros(0, dtype=int)
+    kind = type(q)
+    q_used = kind.sym("q", used.size)
+    spread = ca.DM(ca.Sparsity.triplet(q.numel(), used.size, used.tolist(), list(range(used.size))), 1.0)  # q = spread q_used where it matters
+    full = ca.Function("full", [v, q, *extra], outputs)
+    return ca.Function(name, [v, q_used, *extra], full.call([v, ca.mtimes(spread, q_used), *extra])), used
+
+
 def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact", lag_grad: bool = True) -> Dict[str, List[_Piece]]:
     """Every stage term's pieces: ``"g"`` (the rows), ``"f"`` (the cost, summed into a 1-vector),
     ``"grad"`` (the cost and its gradient), ``"jac"`` (the rows and their
@@ -352,11 +376,13 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact", lag_grad
         mx = term.fn.is_a("MXFunction")
         kind = ca.MX if mx else ca.SX
 
-        def function(name: str, inputs: List[Any], outputs: List[Any]) -> ca.Function:
-            fn = ca.Function(name, inputs, outputs)
-            return fn.expand() if mx else fn
-
         v, q = term.fn.mx_in() if mx else term.fn.sx_in()
+
+        def function(name: str, outputs: List[Any], *extra: Any) -> Tuple[ca.Function, Any]:
+            """:func:`_parameter_pruned` of the term's symbols (expanded to SX for MX terms) and its mapped parameters."""
+            fn, used = _parameter_pruned(name, v, q, extra, outputs)
+            return (fn.expand() if mx else fn), term.params[used.tolist(), :]
+
         c, l = term.fn(v, q)
         K, cols_w, name = term.var_idx.shape[0], term.var_idx, term.fn.name()
         V = columns(nlp.w, cols_w)
@@ -365,16 +391,18 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact", lag_grad
         if c.numel():
             J = ca.jacobian(c, v)
             jr, jc = J.sparsity().get_triplet()
-            pieces["g"].append(_Piece(function(f"{name}_g", [v, q], [c]), [V, term.params], [value_targets["c"]]))
-            fn = function(f"{name}_jac", [v, q], [c, ca.vertcat(*J.nonzeros())])
-            pieces["jac"].append(_Piece(fn, [V, term.params], [value_targets["c"], (term.rows[:, jr], cols_w[:, jc])]))
+            fn, params = function(f"{name}_g", [c])
+            pieces["g"].append(_Piece(fn, [V, params], [value_targets["c"]]))
+            fn, params = function(f"{name}_jac", [c, ca.vertcat(*J.nonzeros())])
+            pieces["jac"].append(_Piece(fn, [V, params], [value_targets["c"], (term.rows[:, jr], cols_w[:, jc])]))
         has_cost = not l.is_zero()
         if has_cost:
             gl = ca.gradient(l, v)
             r = np.array(gl.sparsity().get_triplet()[0], dtype=int)
-            pieces["f"].append(_Piece(function(f"{name}_f", [v, q], [l]), [V, term.params], [value_targets["l"]]))
-            fn = function(f"{name}_grad", [v, q], [l, ca.vertcat(*gl.nonzeros())])
-            pieces["grad"].append(_Piece(fn, [V, term.params], [value_targets["l"], (cols_w[:, r], np.zeros((K, r.size), dtype=int))]))
+            fn, params = function(f"{name}_f", [l])
+            pieces["f"].append(_Piece(fn, [V, params], [value_targets["l"]]))
+            fn, params = function(f"{name}_grad", [l, ca.vertcat(*gl.nonzeros())])
+            pieces["grad"].append(_Piece(fn, [V, params], [value_targets["l"], (cols_w[:, r], np.zeros((K, r.size), dtype=int))]))
         lam_t, sig_t = kind.sym("lam", c.numel()), kind.sym("sigma")  # Hessian of the term's Lagrangian (upper triangle)
         if hessian == "exact":
             H = ca.triu(ca.hessian(sig_t * l + (ca.dot(lam_t, c) if c.numel() else 0), v)[0])
@@ -389,9 +417,9 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact", lag_grad
         hr, hc = H.sparsity().get_triplet()
         L = columns(lam, term.rows) if c.numel() else ca.MX(0, K)
         if hr:
-            fn = function(f"{name}_hess", [v, q, lam_t, sig_t], [ca.vertcat(*H.nonzeros())])
+            fn, params = function(f"{name}_hess", [ca.vertcat(*H.nonzeros())], lam_t, sig_t)
             a, b = cols_w[:, hr], cols_w[:, hc]
-            pieces["hess"].append(_Piece(fn, [V, term.params, L, sigma], [(np.minimum(a, b), np.maximum(a, b))]))
+            pieces["hess"].append(_Piece(fn, [V, params, L, sigma], [(np.minimum(a, b), np.maximum(a, b))]))
         if lag_grad and (c.numel() or has_cost):  # gradient of the term's Lagrangian by one reverse sweep of its (SX) value
             value = term.fn.expand() if mx else term.fn
             vs, qs = value.sx_in()
@@ -399,8 +427,8 @@ def _pieces(nlp: Any, sigma: ca.MX, lam: ca.MX, hessian: str = "exact", lag_grad
             lam_s, sig_s = ca.SX.sym("lam", cs.numel()), ca.SX.sym("sigma")
             glag = ca.jtimes(sig_s * ls + (ca.dot(lam_s, cs) if cs.numel() else 0), vs, ca.SX.ones(1), True)
             r = np.array(glag.sparsity().get_triplet()[0], dtype=int)
-            fn = ca.Function(f"{name}_lag_grad", [vs, qs, lam_s, sig_s], [ca.vertcat(*glag.nonzeros())])
-            pieces["lag_grad"].append(_Piece(fn, [V, term.params, L, sigma], [(cols_w[:, r], np.zeros((K, r.size), dtype=int))]))
+            fn, used = _parameter_pruned(f"{name}_lag_grad", vs, qs, (lam_s, sig_s), [ca.vertcat(*glag.nonzeros())])
+            pieces["lag_grad"].append(_Piece(fn, [V, term.params[used.tolist(), :], L, sigma], [(cols_w[:, r], np.zeros((K, r.size), dtype=int))]))
     return pieces
 
 
