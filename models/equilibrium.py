@@ -33,7 +33,6 @@ from typing import Any
 
 import casadi as ca
 import numpy as np
-from scipy.optimize import lsq_linear
 
 from .casadi_names import casadi_name
 
@@ -71,6 +70,8 @@ def _bounded_step(J: np.ndarray, r: np.ndarray, u: np.ndarray, lower: np.ndarray
     du = np.where(fixed, lower - u, 0.0)
     free = ~fixed
     if free.any():
+        from scipy.optimize import lsq_linear  # imported here: scipy.optimize costs a third of a second at start-up
+
         du[free] = lsq_linear(J[:, free], -(r + J @ du), bounds=(lower[free] - u[free], upper[free] - u[free]), method="bvls").x
     return du
 

@@ -8,7 +8,8 @@ disk), the temporary file is removed and the target is left as it was, absent
 or the previous version. Without ``overwrite`` an existing target is never
 replaced, not even one that appears while the writer runs: the last step is a
 hard link, which fails when the name exists (a check and a rename where the
-filesystem has no hard links).
+filesystem has no hard links). :func:`prepare_output_path` checks a target's
+name before anything is written.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import os
 import secrets
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Union
+from typing import Collection, Iterator, Union
 
 
 def _publish(tmp: Path, path: Path, overwrite: bool) -> None:
@@ -55,3 +56,20 @@ def atomic_output(path: Union[str, os.PathLike], overwrite: bool = False) -> Ite
         _publish(tmp, path, overwrite)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def prepare_output_path(path: str | Path, overwrite: bool, extensions: Collection[str]) -> Path:
+    """Validate an output file name and create its parent directory.
+
+    Raises ``ValueError`` when the extension (case-insensitive) is not in
+    ``extensions`` and ``FileExistsError`` when the file exists and
+    ``overwrite`` is false. Returns the path as a :class:`~pathlib.Path`.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in extensions:
+        raise ValueError(f"path: unknown extension {path.suffix!r} in {str(path)!r}; expected one of {', '.join(extensions)}")
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"path: {str(path)!r} exists; pass overwrite=True to replace it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path

@@ -32,7 +32,6 @@ import json
 from typing import Any, List, Mapping, Sequence, Tuple
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 #: Default number of points per root tree (``seeds = ceil(n / POINTS_PER_SEED)``).
 POINTS_PER_SEED = 16
@@ -79,6 +78,8 @@ def roots(coords: np.ndarray, seeds: int) -> List[int]:
         nxt = int(np.argmax(nearest))
         chosen.append(nxt)
         nearest = np.minimum(nearest, _distances(coords, nxt))
+    from scipy.spatial import cKDTree  # here: rerunning a finished sweep does not pay for scipy.spatial
+
     for _ in range(LLOYD_STEPS):
         owner = cKDTree(coords[chosen]).query(coords)[1]  # O(n log k) time, O(n) memory
         moved = []

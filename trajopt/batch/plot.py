@@ -15,7 +15,6 @@ import json
 import os
 from typing import Any, Dict, List, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -74,6 +73,8 @@ def plot_metric(table: pa.Table | str | os.PathLike, metric: str, path: str | os
     """Draw ``metric`` (a numeric column, :data:`trajopt.batch.METRICS`) over the swept parameters of
     ``table`` (a results table or its Parquet file); write it to ``path`` (PNG, PDF or SVG) when given.
     Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt  # here: a sweep that draws nothing does not pay for pyplot
+
     if not isinstance(table, pa.Table):
         table = pq.read_table(table)
     if metric not in METRICS:

@@ -15,7 +15,7 @@ import problems
 
 from models.quadruped import LEG_ROLES
 
-from ..plotting.output import prepare_output_path
+from ..atomic_file import prepare_output_path
 from ..solvers.derivatives import HESSIANS
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")

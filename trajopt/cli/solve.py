@@ -8,10 +8,7 @@ from typing import Any, Dict, Optional
 from models import LeggedRobot
 
 from ..legged import LeggedProblem
-from ..legged.replay import replay
-from ..plotting.animation import ANIMATION_EXTENSIONS
-from ..plotting.output import FIGURE_EXTENSIONS
-from ..plotting.solution import animate_solution, check_animatable, plot_solution
+from ..plotting.output import ANIMATION_EXTENSIONS, FIGURE_EXTENSIONS
 from ..report import solution_report
 from ..solution import Solution
 from ..solvers import SOLVERS, solve
@@ -84,6 +81,8 @@ def check_outputs(args: argparse.Namespace, problem: Any) -> None:
     if args.replay and not isinstance(problem, LeggedProblem):
         raise UsageError(f"--replay: only legged problems can be replayed, {args.name!r} is not one")
     if args.animate is not None:
+        from ..plotting.solution import check_animatable  # matplotlib only for the commands that draw
+
         try:
             check_animatable(problem)
         except ValueError as err:
@@ -140,6 +139,8 @@ def solve_command(args: argparse.Namespace) -> int:
     print()
     print(solution_report(solution))
     if args.replay:
+        from ..legged.replay import replay  # scipy's linear algebra only for the command that replays
+
         print(replay(problem, solution).summary())
     write_outputs(args, solution)
     write_viewer_outputs(args, solution)
@@ -151,6 +152,8 @@ def write_outputs(args: argparse.Namespace, solution: Solution) -> None:
     if args.save:
         solution.save(args.save, overwrite=args.overwrite)
         print(f"wrote {args.save}")
+    from ..plotting import animate_solution, plot_solution  # matplotlib only for the commands that draw
+
     if args.plot:
         plot_solution(solution, args.plot, overwrite=args.overwrite)
         print(f"wrote {args.plot}")

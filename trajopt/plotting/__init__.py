@@ -16,14 +16,45 @@
 Conventions follow docs/conventions.md: quaternions ``[qw, qx, qy, qz]`` (Hamilton,
 body to world), ZYX Euler angles ordered ``(yaw, pitch, roll)``, SI units.
 """
-from .animation import animate_rigid_body
-from .contact import animate_contact_simulation, plot_contact_simulation
-from .legged import plot_base, plot_contact_forces, plot_foot_heights, plot_gait_diagram, plot_joints, plot_legged_summary
-from .output import save_figure
-from .rigid_body import plot_trajectory_3d
-from .solution import animate_solution, plot_solution
-from .stick_figure import animate_stick_figure, stick_segments
-from .trajectories import plot_constraint_violation, plot_controls, plot_states
+from importlib import import_module
+from typing import Any
+
+#: Where each public name is defined. The submodules are imported on first use (PEP 562), so that
+#: importing the package (or a light submodule of it, :mod:`.output`) does not import matplotlib's
+#: figure machinery and scipy for a command that draws nothing.
+_SOURCES = {
+    "animate_rigid_body": "animation",
+    "animate_contact_simulation": "contact",
+    "plot_contact_simulation": "contact",
+    "plot_base": "legged",
+    "plot_contact_forces": "legged",
+    "plot_foot_heights": "legged",
+    "plot_gait_diagram": "legged",
+    "plot_joints": "legged",
+    "plot_legged_summary": "legged",
+    "save_figure": "output",
+    "plot_trajectory_3d": "rigid_body",
+    "animate_solution": "solution",
+    "plot_solution": "solution",
+    "animate_stick_figure": "stick_figure",
+    "stick_segments": "stick_figure",
+    "plot_constraint_violation": "trajectories",
+    "plot_controls": "trajectories",
+    "plot_states": "trajectories",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _SOURCES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_SOURCES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_SOURCES))
+
 
 __all__ = [
     "animate_contact_simulation",

@@ -19,12 +19,11 @@ from matplotlib.figure import Figure
 from scipy.spatial.transform import Rotation, Slerp
 
 from .checks import as_array, as_quaternions, as_times
+from ..atomic_file import prepare_output_path
 from .movie import frame_rate, write_movie
-from .output import prepare_output_path
+from .output import ANIMATION_EXTENSIONS
 from .rigid_body import AXIS_COLORS, label_axes_3d, rotation_matrices, set_equal_3d
 
-#: Extensions the animation writers (:func:`trajopt.plotting.movie.write_movie`) write.
-ANIMATION_EXTENSIONS = (".gif", ".mp4")
 #: Size of animation frames: inches at :data:`ANIMATION_DPI` (600 x 600 pixels).
 ANIMATION_SIZE = (6.0, 6.0)
 #: Resolution of animation frames (dots per inch).

@@ -29,7 +29,8 @@ from matplotlib.patches import Polygon
 from ..sim.contact_sim import ContactSimResult
 from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times
 from .movie import frame_rate, write_movie
-from .output import prepare_output_path, save_figure
+from ..atomic_file import prepare_output_path
+from .output import save_figure
 from .stick_figure import sample_held
 
 WITNESS_COLOR = "tab:red"

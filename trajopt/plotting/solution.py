@@ -45,7 +45,8 @@ from .animation import ANIMATION_EXTENSIONS, animate_rigid_body, frame_times
 from .legged import plot_legged_summary
 from .movie import frame_rate
 from .stick_figure import animate_stick_figure, sample_held, stick_segments
-from .output import prepare_output_path, save_figure
+from ..atomic_file import prepare_output_path
+from .output import save_figure
 from .rigid_body import plot_trajectory_3d
 from .trajectories import EULER_LABELS, VIOLATION_FLOOR, add_legend, euler_zyx_degrees, plot_series
 

@@ -21,7 +21,7 @@ from .animation import ANIMATION_EXTENSIONS, ANIMATION_SIZE, frame_times, interp
 from .checks import as_array, as_knot_series, as_times
 from .legged import stance_table
 from .movie import frame_rate, write_movie
-from .output import prepare_output_path
+from ..atomic_file import prepare_output_path
 from .rigid_body import label_axes_3d
 
 GRID_SPACINGS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0)

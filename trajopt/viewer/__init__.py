@@ -101,7 +101,7 @@ def export_html(solution: Any, path: str | os.PathLike, overwrite: bool = False,
     """
     check_viz()
     from .html import HTML_EXTENSIONS, write_page
-    from ..plotting.output import prepare_output_path
+    from ..atomic_file import prepare_output_path
 
     prepare_output_path(path, overwrite, HTML_EXTENSIONS)  # fail before the work
     return write_page(scene_page(scene_of(solution, **scene_options)), path, overwrite)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..atomic_file import atomic_output
-from ..plotting.output import prepare_output_path
+from ..atomic_file import prepare_output_path
 from .extra import require_viz
 from .meshcat_scene import encode
 
