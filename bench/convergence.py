@@ -1,42 +1,50 @@
 """Does every solve converge from its default guess, and does its iteration count survive round-off?
 
 An interior-point solve whose iteration count jumps when its starting point
-moves by 1e-9 depends on round-off: another CPU (other BLAS kernels) takes
-another path, and a problem that needs 40 iterations here may need 300
-there. For each case (:func:`cases`: every registered problem, the README's
-code block, the examples' problems) this script builds the default solver
-once (the backend, transcription and options :func:`trajopt.solve` would
-choose) and solves
+moves by 1e-9 depends on round-off: another CPU (other BLAS kernels, other
+SIMD paths in numpy and libm) takes another path, and a problem that needs 30
+iterations here may need 70 there. For each case (:func:`cases`: every
+registered problem, the README's code block, the examples' problems) this
+script builds the default solver once (the backend, transcription and options
+:func:`trajopt.solve` would choose) and solves
 
-- from the default guess (``base``),
-- from ``--perturbations`` copies of that guess, each entry moved by a
-  relative 1e-9 (``x (1 + 1e-9 r)``, ``r`` standard normal, plus ``1e-9 r'``
-  where ``x`` is 0; quaternions re-normalized),
-- from the default guess with CasADi's OpenBLAS on two threads instead of
-  one (the BLAS that MUMPS calls: another summation order).
+- ``base``: from the default guess;
+- ``1e-9``, ``1e-7``: from ``--seeds`` copies of that guess, each entry moved
+  by that relative amount (``x (1 + s r)``, ``r`` standard normal, plus ``s r'``
+  where ``x`` is 0; quaternions re-normalized);
+- ``blas``: from the default guess with CasADi's OpenBLAS (the BLAS MUMPS
+  calls) on 2, 3 and 4 threads instead of one (other summation orders);
+- ``fresh``: once in a new process, the way a user runs it: ``trajopt solve
+  NAME`` for a registered problem, the case's own builder and
+  :func:`trajopt.solve` otherwise (``--no-fresh`` skips it).
 
-Columns: iterations min / median / max over all these solves and their ratio
-max / min, the base solve's time (s) and objective, the largest relative
-spread of the objectives, and the statuses (``ok`` when all succeeded). A row
-passes when every solve succeeded, the most iterations are <= ``--max-iter``
-(50) and max / min <= ``--max-ratio`` (1.5); ``FAIL`` marks the others. The
-slow test ``tests/test_convergence.py`` asserts these bounds on the flagship
-problems.
+A case passes when every solve succeeded, the most iterations are at most
+``--max-iter`` (50) and the most are at most ``--max-ratio`` (1.5) times the
+fewest. The table gives each case's iterations (fewest, median, most and their
+ratio), the base solve's iterations, time and objective, the most iterations
+of each group of solves, the objectives' largest relative spread and the
+statuses. ``--json FILE`` also writes every solve with the machine, load and
+versions it ran on; ``bench/benchmarks_page.py`` renders that file into the
+documentation's benchmarks page, where the README's iteration counts come from.
+The slow test ``tests/test_convergence.py`` asserts the bounds on the flagships.
 
-    python bench/convergence.py [--cases go1-trot,go1-jump,readme-quadrotor] [--perturbations 5]
+    python bench/convergence.py [--cases go1-trot,go1-jump | --flagships] [--seeds 20] [--json FILE]
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import ctypes
+import json
 import re
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -44,13 +52,27 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
-from trajopt import Problem  # noqa: E402
+from bench.run_info import run_info  # noqa: E402
+from trajopt import Problem, Solution  # noqa: E402
 from trajopt.manifold import normalize_quaternions  # noqa: E402
 from trajopt.solvers import backend_choice, solver_class  # noqa: E402
 from trajopt.solvers.blas import loaded_casadi_blas  # noqa: E402
 
-#: Relative size of a perturbation of the guess.
-PERTURBATION = 1e-9
+#: Relative sizes of the perturbations of the guess.
+SCALES = (1e-9, 1e-7)
+#: CasADi OpenBLAS thread counts tried besides the backends' one.
+BLAS_THREADS = (2, 3, 4)
+#: The cases a release is judged on: every registered gait, jump and terrain problem on the Go1 and
+#: Go2, the humanoid, the quadrotor problems, the README's block and the examples' problems (the
+#: templates ``trot``, ``jump``, ... are these same problems on the Go1).
+FLAGSHIPS = (
+    "go1-trot", "go1-pace", "go1-bound", "go1-stand", "go1-jump", "go2-trot", "go1-trot-kinodynamic", "humanoid-shift",
+    "go1-slope", "go1-stairs", "go1-stones", "go1-gap",
+    "quadrotor", "quadrotor-flip", "quadrotor-track", "rigid-body-slew",
+    "readme-quadrotor", "example-satellite", "example-thrust-body",
+)  # fmt: skip
+#: Bounds a passing case keeps.
+MAX_ITER, MAX_RATIO = 50, 1.5
 
 
 def readme_problem(index: int = 0) -> Tuple[Problem, Dict[str, Any]]:
@@ -90,14 +112,14 @@ def casadi_blas_threads(n: int) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def perturbed_guess(problem: Problem, seed: int) -> Iterator[None]:
-    """The problem's initial guess moved by a relative :data:`PERTURBATION` inside the block (restored after)."""
+def perturbed_guess(problem: Problem, seed: int, scale: float) -> Iterator[None]:
+    """The problem's initial guess moved by a relative ``scale`` inside the block (restored after)."""
     states, controls = problem.initial_guess()
     saved = (problem._guess_states, problem._guess_controls)
     rng = np.random.default_rng(seed)
 
     def moved(a: np.ndarray) -> np.ndarray:
-        return a * (1.0 + PERTURBATION * rng.standard_normal(a.shape)) + np.where(a == 0.0, PERTURBATION * rng.standard_normal(a.shape), 0.0)
+        return a * (1.0 + scale * rng.standard_normal(a.shape)) + np.where(a == 0.0, scale * rng.standard_normal(a.shape), 0.0)
 
     problem.set_initial_guess(normalize_quaternions(problem.model, moved(states)), moved(controls))
     try:
@@ -107,16 +129,33 @@ def perturbed_guess(problem: Problem, seed: int) -> Iterator[None]:
 
 
 @dataclass
+class Sample:
+    """One solve: which group it belongs to (``base``, ``1e-09``, ``blas``, ``fresh``) and its outcome."""
+
+    group: str
+    label: str
+    iterations: int
+    objective: float
+    status: str
+    success: bool
+    time: float
+
+
+@dataclass
 class Row:
     """The solves of one case."""
 
     name: str
-    iterations: List[int] = field(default_factory=list)
-    objectives: List[float] = field(default_factory=list)
-    statuses: List[str] = field(default_factory=list)
-    successes: List[bool] = field(default_factory=list)
-    time: float = float("nan")
+    samples: List[Sample] = field(default_factory=list)
     error: Optional[str] = None
+
+    @property
+    def iterations(self) -> List[int]:
+        return [s.iterations for s in self.samples]
+
+    @property
+    def base(self) -> Sample:
+        return self.samples[0]
 
     @property
     def ratio(self) -> float:
@@ -125,70 +164,135 @@ class Row:
     @property
     def spread(self) -> float:
         """Largest relative difference of the objectives from the base solve's."""
-        J = np.array(self.objectives)
+        J = np.array([s.objective for s in self.samples])
         return float(np.max(np.abs(J - J[0])) / max(abs(J[0]), 1e-12))
 
-    def passes(self, max_iter: int, max_ratio: float) -> bool:
-        return self.error is None and all(self.successes) and max(self.iterations) <= max_iter and self.ratio <= max_ratio
+    def group_max(self, group: str) -> Optional[int]:
+        """The most iterations among the solves of ``group`` (``None`` when it has none)."""
+        its = [s.iterations for s in self.samples if s.group == group]
+        return max(its) if its else None
+
+    def passes(self, max_iter: int = MAX_ITER, max_ratio: float = MAX_RATIO) -> bool:
+        return self.error is None and all(s.success for s in self.samples) and max(self.iterations) <= max_iter and self.ratio <= max_ratio
 
 
-def measure(name: str, problem: Problem, kwargs: Dict[str, Any], perturbations: int = 5, blas: bool = True) -> Row:
-    """Solve ``problem`` as :func:`trajopt.solve` would with ``kwargs``: from its guess, perturbed guesses, 2 BLAS threads."""
+def fresh_solve(name: str, registered: bool) -> Sample:
+    """The case solved once in a new process: ``trajopt solve NAME --save FILE`` for a registered
+    problem, else this script's ``--fresh-case`` (the case's builder, then :func:`trajopt.solve`)."""
+    with tempfile.TemporaryDirectory() as folder:
+        saved = Path(folder) / "solution.npz"
+        if registered:
+            command = [sys.executable, "-m", "trajopt.cli", "solve", name, "-q", "--save", str(saved)]
+        else:
+            command = [sys.executable, str(Path(__file__).resolve()), "--fresh-case", name, str(saved)]
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        elapsed = time.perf_counter() - start
+        if not saved.exists():
+            raise RuntimeError(f"{' '.join(command[1:])} exited with {done.returncode} and saved nothing: {done.stderr.strip()[-300:]}")
+        solution = Solution.load(saved)
+    return Sample("fresh", "new process", int(solution.iterations), float(solution.objective), solution.status, bool(solution.success), elapsed)
+
+
+def measure(name: str, problem: Problem, kwargs: Dict[str, Any], seeds: int = 20, scales: Sequence[float] = SCALES, blas_threads: Sequence[int] = BLAS_THREADS, fresh: bool = True) -> Row:
+    """Solve ``problem`` as :func:`trajopt.solve` would with ``kwargs``: the groups of the module docstring."""
     row = Row(name)
     options = dict(kwargs)
     choice = backend_choice(problem, *(options.pop(k, None) for k in ("solver", "compile", "hessian", "chart")))
     solver = solver_class(choice["solver"])(problem, compile=choice["compile"], hessian=choice["hessian"], chart=choice["chart"], **options)
 
-    def record(solution: Any) -> None:
-        row.iterations.append(int(solution.iterations))
-        row.objectives.append(float(solution.objective))
-        row.statuses.append(solution.status)
-        row.successes.append(bool(solution.success))
+    def record(group: str, label: str) -> None:
+        start = time.perf_counter()
+        solution = solver.solve()
+        row.samples.append(Sample(group, label, int(solution.iterations), float(solution.objective), solution.status, bool(solution.success), time.perf_counter() - start))
 
-    start = time.perf_counter()
-    record(solver.solve())
-    row.time = time.perf_counter() - start
-    for seed in range(1, perturbations + 1):
-        with perturbed_guess(problem, seed):
-            record(solver.solve())
-    if blas:
-        with casadi_blas_threads(2):
-            record(solver.solve())
+    record("base", "default guess")
+    for scale in scales:
+        for seed in range(1, seeds + 1):
+            with perturbed_guess(problem, seed, scale):
+                record(f"{scale:g}", f"seed {seed}")
+    for n in blas_threads:
+        with casadi_blas_threads(n):
+            record("blas", f"{n} threads")
+    if fresh:
+        row.samples.append(fresh_solve(name, name in problems.names()))
     return row
 
 
-HEADER = f"{'case':24s} {'it min':>6s} {'median':>6s} {'max':>5s} {'max/min':>7s} {'time s':>7s} {'objective':>13s} {'dJ rel':>8s}  status"
+def header(scales: Sequence[float]) -> str:
+    groups = "".join(f" {f'{s:g}':>6s}" for s in scales)
+    return f"{'case':22s} {'it min':>6s} {'median':>6s} {'max':>5s} {'max/min':>7s} {'base':>5s}{groups} {'blas':>5s} {'fresh':>5s} {'time s':>7s} {'objective':>13s} {'dJ rel':>8s}  status"
 
 
-def format_row(r: Row, max_iter: int, max_ratio: float) -> str:
+def format_row(r: Row, scales: Sequence[float] = SCALES, max_iter: int = MAX_ITER, max_ratio: float = MAX_RATIO) -> str:
     """One line of the table (module docstring)."""
     if r.error:
-        return f"{r.name:24s} ERROR {r.error}"
-    statuses = "ok" if all(r.successes) else ",".join(sorted(set(s for s, ok in zip(r.statuses, r.successes) if not ok)))
+        return f"{r.name:22s} ERROR {r.error}"
+    failed = sorted({s.status for s in r.samples if not s.success})
     verdict = "" if r.passes(max_iter, max_ratio) else "  FAIL"
+
+    def cell(group: str) -> str:
+        most = r.group_max(group)
+        return f" {'-' if most is None else most:>5}"
+
+    groups = "".join(f" {cell(f'{s:g}'):>6s}" for s in scales)
     return (
-        f"{r.name:24s} {min(r.iterations):6d} {statistics.median(r.iterations):6.0f} {max(r.iterations):5d} {r.ratio:7.2f} "
-        f"{r.time:7.2f} {r.objectives[0]:13.6g} {r.spread:8.1e}  {statuses}{verdict}"
+        f"{r.name:22s} {min(r.iterations):6d} {statistics.median(r.iterations):6.0f} {max(r.iterations):5d} {r.ratio:7.2f} {r.base.iterations:5d}{groups}"
+        f"{cell('blas')}{cell('fresh')} {r.base.time:7.2f} {r.base.objective:13.6g} {r.spread:8.1e}  {','.join(failed) or 'ok'}{verdict}"
     )
+
+
+def solve_fresh_case(name: str, path: str) -> None:
+    """``--fresh-case NAME FILE``: build the case, solve it once with :func:`trajopt.solve` and save the solution to ``FILE``."""
+    from trajopt import solve
+
+    problem, kwargs = cases()[name]()
+    solve(problem, **kwargs).save(path)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", help="comma-separated case names (default: all)")
-    parser.add_argument("--perturbations", type=int, default=5)
-    parser.add_argument("--max-iter", type=int, default=50)
-    parser.add_argument("--max-ratio", type=float, default=1.5)
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--cases", help="comma-separated case names (default: every case)")
+    chosen.add_argument("--flagships", action="store_true", help=f"the flagship cases ({len(FLAGSHIPS)})")
+    parser.add_argument("--seeds", type=int, default=20, help="perturbed guesses per scale (default 20)")
+    parser.add_argument("--scales", default=",".join(f"{s:g}" for s in SCALES), help="relative perturbation sizes (default 1e-9,1e-7)")
+    parser.add_argument("--no-fresh", action="store_true", help="skip the solve in a new process")
+    parser.add_argument("--max-iter", type=int, default=MAX_ITER)
+    parser.add_argument("--max-ratio", type=float, default=MAX_RATIO)
+    parser.add_argument("--json", metavar="FILE", help="also write every solve, with the run's machine and versions, to FILE")
+    parser.add_argument("--fresh-case", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.fresh_case:
+        solve_fresh_case(*args.fresh_case)
+        return
     builders = cases()
-    names = args.cases.split(",") if args.cases else list(builders)
-    print(HEADER, flush=True)
+    names = list(FLAGSHIPS) if args.flagships else args.cases.split(",") if args.cases else list(builders)
+    unknown = [n for n in names if n not in builders]
+    if unknown:
+        parser.error(f"--cases: unknown {', '.join(unknown)}; known: {', '.join(builders)}")
+    scales = [float(s) for s in args.scales.split(",")]
+    info = run_info()
+    rows: List[Row] = []
+    print(header(scales), flush=True)
     for name in names:
         try:
             problem, kwargs = builders[name]()
-            row = measure(name, problem, kwargs, args.perturbations)
+            row = measure(name, problem, kwargs, args.seeds, scales, fresh=not args.no_fresh)
         except Exception as err:  # noqa: BLE001 - the row says what failed, the others still run
             row = Row(name, error=f"{type(err).__name__}: {err}")
-        print(format_row(row, args.max_iter, args.max_ratio), flush=True)
+        rows.append(row)
+        print(format_row(row, scales, args.max_iter, args.max_ratio), flush=True)
+    if args.json:
+        end = run_info()
+        payload = {
+            "bench": "convergence",
+            "run": {**info, "finished": end["started"], "load_end": end["load"]},
+            "settings": {"seeds": args.seeds, "scales": scales, "blas_threads": list(BLAS_THREADS), "fresh": not args.no_fresh, "max_iter": args.max_iter, "max_ratio": args.max_ratio},
+            "rows": [{"name": r.name, "error": r.error, "passes": r.passes(args.max_iter, args.max_ratio), "samples": [asdict(s) for s in r.samples]} for r in rows],
+        }
+        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

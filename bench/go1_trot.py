@@ -13,13 +13,12 @@ process, so its peak memory is its own):
 
 - ``inverse``: the inverse-dynamics formulation, trapezoidal collocation,
   hard constraints, IPOPT with the problem's options (objective scaled by
-  100, adaptive barrier update on the trots, monotone on the jump), stage
+  100, adaptive barrier update, equilibrated variables), stage
   derivatives on CasADi's virtual machine (the heavy stage maps on one thread
   per core, :mod:`trajopt.solvers.derivatives`);
 - ``inverse+C``: the same with compiled stage derivatives (``compile=True``);
 - ``inverse+C/monotone``: ``inverse+C`` with IPOPT's default monotone
-  barrier update (what the adaptive one saves; trots only, the jump uses it
-  already);
+  barrier update (what the adaptive one saves; trots only);
 - ``forward+C``: the forward-dynamics (ABA) formulation, compiled;
 - ``contact``: the contact-dynamics formulation (12 torques per knot, forces
   ``f(x, u)``) on the backend its problem names (``solve_defaults``).
@@ -73,7 +72,7 @@ parallel), then compiles its stage functions one by one into another empty
 cache for the gcc time of each (the largest ones listed).
 
     python bench/go1_trot.py [--rounds 2] [--repeat 3] [--cases trot,jump] [--configs inverse,inverse+C]
-                             [--cold [CONFIG]] [--no-crocoddyl] [--ipopt '{"print_level": 0}']
+                             [--cold [CONFIG]] [--no-crocoddyl] [--ipopt '{"print_level": 0}'] [--json FILE]
 """
 from __future__ import annotations
 
@@ -94,6 +93,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from contact_checks import friction_violation, torque_ratio, torque_violation  # noqa: E402
+from run_info import run_info  # noqa: E402
 
 #: Our configurations (module docstring): ``solver``, ``formulation``, ``transcription``,
 #: ``compile``, ``hessian``, ``chart``, ``options`` (the backend's own), ``cases``.
@@ -351,6 +351,7 @@ def main() -> None:
     parser.add_argument("--ipopt", default="{}", help="IPOPT options (JSON) for our IPOPT solves")
     parser.add_argument("--cold", nargs="?", const=HEADLINE, default=None, metavar="CONFIG", help=f"first build CONFIG (default {HEADLINE}) on an empty compile cache")
     parser.add_argument("--no-crocoddyl", action="store_true", help="our rows only (no peers)")
+    parser.add_argument("--json", metavar="FILE", help="also write every row, with the run's machine and versions, to FILE")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--case", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -369,6 +370,7 @@ def main() -> None:
             cold = run_worker(args.cold, "trot", 1, ipopt, env={**os.environ, "TRAJOPT_CACHE": cache})
         print(f"cold compile cache: {args.cold} on the trot, build {cold['build_s']:.2f} s (code generation + gcc, parallel), then solve {cold['solve_s'][0]:.3f} s")
         print_gcc_times(CONFIGS[args.cold])
+    info = run_info()
     load_start = os.getloadavg()
     python = None if args.no_crocoddyl else peer_python()
     runs = [(n, c) for c in cases for n in names if runs_on(n, c)]
@@ -388,11 +390,23 @@ def main() -> None:
             print(f"  {n}: {row['formulation']} formulation, {row['transcription']}, {b['solver']}, hessian {b['hessian']}, chart {b['chart']}, compile {b['compile']}")
     if peer_rounds:
         print_peer_settings(peer_rounds)
+    tables = {}
     for c in cases:
         ours = [merge(samples[(n, c)]) for n in names if runs_on(n, c)]
         peers = merge_peers(peer_rounds, c) if peer_rounds else []
         check_same_limits(ours, peers, c)
         print_table(c, ours, peers)
+        tables[c] = {"problem": CASES[c]["problem"], "params": CASES[c]["params"], "ours": ours, "peers": peers}
+    if args.json:
+        end = run_info()
+        payload = {
+            "bench": "go1_trot",
+            "run": {**info, "finished": end["started"], "load_end": end["load"]},
+            "settings": {"rounds": args.rounds, "repeat": args.repeat, "configs": {n: CONFIGS[n] for n in names}, "peers": peer_rounds[0]["versions"] if peer_rounds else None},
+            "cases": tables,
+        }
+        Path(args.json).write_text(json.dumps(payload, indent=1, default=float) + "\n")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

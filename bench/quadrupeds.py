@@ -20,11 +20,15 @@ Columns:
   ``v stance`` (largest stance-foot speed at a knot, m/s: rest is imposed at
   touchdown only), ``dyn`` (relative RNEA residual).
 
-    python bench/quadrupeds.py [--robots go1,solo12,anymal,hyq,a1] [--repeat 3] [--compile]
+``--json FILE`` also writes the rows with the run's machine and versions
+(``bench/benchmarks_page.py`` renders them).
+
+    python bench/quadrupeds.py [--robots go1,solo12,anymal,hyq,a1] [--repeat 3] [--compile] [--json FILE]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -35,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
+from bench.run_info import run_info  # noqa: E402
 from tests.legged_checks import pinocchio_contact_check  # noqa: E402
 from trajopt import IpoptSolver  # noqa: E402
 
@@ -47,7 +52,9 @@ def main() -> None:
     parser.add_argument("--robots", default="go1,solo12,anymal,hyq,a1", help="comma-separated example-robot-data names (go1 is always measured, first)")
     parser.add_argument("--repeat", type=int, default=3, help="solves per configuration (median reported)")
     parser.add_argument("--compile", action="store_true", help="compiled stage derivatives (gcc, cached)")
+    parser.add_argument("--json", metavar="FILE", help="also write the rows, with the run's machine and versions, to FILE")
     args = parser.parse_args()
+    info, rows = run_info(), []
     robots = [REFERENCE] + [r for r in args.robots.split(",") if r and r != REFERENCE]
     configs = [(robot, template) for robot in robots for template in TEMPLATES]
     built = {}
@@ -77,6 +84,17 @@ def main() -> None:
             f"{last.iterations:4d} {last.iterations / ref[-1].iterations:5.2f}  {last.status:<16} {check['slip']:7.1e} {check['lift'] / problem.swing_apex:9.4f} "
             f"{check['friction_margin'] / weight:8.1e} {check['torque_ratio']:7.3f} {check['stance_speed']:8.1e} {check['dynamics']:7.1e}"
         )
+        rows.append({
+            "robot": robot, "gait": template, "mass": problem.mass, "leg": problem.robot.leg_length, "knots": problem.N, "dt": problem.schedule.dt, "build_s": build,
+            "solve_s": solve_s, "solve_ratio": solve_s / ref_s, "iterations": last.iterations, "status": last.status,
+            "slip": check["slip"], "lift_over_apex": check["lift"] / problem.swing_apex, "friction_margin_over_weight": check["friction_margin"] / weight,
+            "torque_ratio": check["torque_ratio"], "stance_speed": check["stance_speed"], "dynamics": check["dynamics"],
+        })  # fmt: skip
+    if args.json:
+        end = run_info()
+        payload = {"bench": "quadrupeds", "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": {"repeat": args.repeat, "compile": args.compile}, "rows": rows}
+        Path(args.json).write_text(json.dumps(payload, indent=1, default=float) + "\n")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

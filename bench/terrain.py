@@ -13,18 +13,27 @@ median wall time of build and solve (s), the iterations, the final status
 and the ratio of solve times terrain / flat. Times depend on the machine
 and its load; compare the rows of one run only.
 
-    python bench/terrain.py [--problems go1-slope,go1-gap] [--repeat 3]
+``--json FILE`` also writes the rows with the run's machine and versions
+(``bench/benchmarks_page.py`` renders them).
+
+    python bench/terrain.py [--problems go1-slope,go1-gap] [--repeat 3] [--json FILE]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Callable, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import problems
 from trajopt import solve
+from bench.run_info import run_info  # noqa: E402
 from trajopt.legged import LeggedProblem
 
 TERRAIN_PROBLEMS = ("go1-slope", "go1-stairs", "go1-stones", "go1-gap")
@@ -64,7 +73,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", default=",".join(TERRAIN_PROBLEMS), help="comma-separated registered terrain problems")
     parser.add_argument("--repeat", type=int, default=1, help="solves of each problem (medians reported)")
+    parser.add_argument("--json", metavar="FILE", help="also write the rows, with the run's machine and versions, to FILE")
     args = parser.parse_args()
+    info, rows = run_info(), []
     print(f"{'problem':12s} {'N':>4s} {'tf s':>5s} | {'build s':>7s} {'solve s':>7s} {'iter':>4s} {'status':6s} | {'flat build':>10s} {'solve s':>7s} {'iter':>4s} {'status':6s} | {'time ratio':>10s}")
     for name in args.problems.split(","):
         terrain, flat = Runs(), Runs()
@@ -78,6 +89,12 @@ def main() -> None:
             f"{med(flat.build):10.2f} {med(flat.solve):7.2f} {max(flat.iterations):4d} {','.join(sorted(set(flat.statuses))):6s} | {med(terrain.solve) / med(flat.solve):10.2f}",
             flush=True,
         )
+        rows.append({"problem": name, "knots": reference.N, "duration": reference.tf_guess, "terrain": asdict(terrain), "flat": asdict(flat)})
+    if args.json:
+        end = run_info()
+        payload = {"bench": "terrain", "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": {"repeat": args.repeat}, "rows": rows}
+        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
