@@ -87,13 +87,12 @@ def synthetic_rows(repeat: int) -> List[Dict[str, Any]]:
 def contact_rows(repeat: int) -> List[Dict[str, Any]]:
     """fatrop and SQP + HPIPM on the contact-formulation Go1 trot (the problem's solve defaults)."""
     import problems
-    from trajopt.solvers import backend_choice, solver_class
+    from trajopt.solvers import SolverSettings, build_solver
 
     problem = problems.get("go1-trot", formulation="contact")
-    chosen = backend_choice(problem)
     rows = []
     for backend, label in CONTACT_BACKENDS.items():
-        solver = solver_class(backend)(problem, compile=chosen["compile"], hessian=chosen["hessian"], chart=chosen["chart"])
+        solver = build_solver(problem, SolverSettings(solver=backend))
         solves = [solver.solve() for _ in range(repeat)]
         last = solves[-1]
         if not last.success:

@@ -114,10 +114,10 @@ def main(argv=None) -> int:
             states,
             return_status,
         ),
-        ours("ours IPOPT", IpoptSolver(problem, "multiple_shooting")),
-        ours("ours IPOPT compiled", IpoptSolver(problem, "multiple_shooting", compile=True)),
-        ours("ours fatrop", FatropSolver(problem, "multiple_shooting")),
-        ours("ours fatrop compiled", FatropSolver(problem, "multiple_shooting", compile=True)),
+        ours("ours IPOPT", IpoptSolver(problem, transcription="multiple_shooting")),
+        ours("ours IPOPT compiled", IpoptSolver(problem, transcription="multiple_shooting", compile=True)),
+        ours("ours fatrop", FatropSolver(problem, transcription="multiple_shooting")),
+        ours("ours fatrop compiled", FatropSolver(problem, transcription="multiple_shooting", compile=True)),
     ]
     t = print_table(variants, measure(variants, args.repeat))
     ratio = lambda a, b: t[a]["solve"] / t[b]["solve"]  # noqa: E731

@@ -5,9 +5,9 @@ Cases (:data:`CASES`), each with the backend settings it is solved with:
 - ``inverse``: ``go1-trot``, ``compile=True`` (IPOPT, exact Hessian);
 - ``contact``: ``go1-trot`` with ``formulation="contact"`` on its defaults
   (fatrop, Gauss-Newton Hessian, tangent charts, compiled);
-- ``mpc``: the horizon problem of ``LeggedMPC(Go1(mu=0.7), gait="trot")``,
-  ``SqpSolver(problem, "multiple_shooting_rk3_knot_cost", hessian="gauss-newton",
-  chart=True, compile=True)``.
+- ``mpc``: the horizon problem of ``LeggedMPC(Go1(mu=0.7))`` on its own
+  transcription with the MPC's backend, ``RtiSolver(problem, transcription,
+  hessian="gauss-newton", chart=True, compile=True)``.
 
 ``--cold`` (the acceptance measurement): each case solved by a fresh
 Python process on a fresh temporary cache (``TRAJOPT_CACHE``; the shared
@@ -59,7 +59,7 @@ START = time.perf_counter()
 CASES = {
     "inverse": "go1-trot, compile=True (IPOPT)",
     "contact": "go1-trot -p formulation=contact (fatrop, Gauss-Newton, compiled)",
-    "mpc": "LeggedMPC(Go1(mu=0.7), 'trot').problem, SqpSolver(..., compile=True)",
+    "mpc": "LeggedMPC(Go1(mu=0.7)).problem, RtiSolver(..., compile=True) (the MPC's horizon and backend)",
 }
 
 
@@ -70,23 +70,24 @@ def load() -> str:
 def case_setup(case: str) -> tuple:
     """``(problem, transcription, backend class, hessian, chart)`` of ``case`` (imports the toolkit on ``sys.path``)."""
     import problems
-    from trajopt.solvers import SqpSolver, solver_class
-    from trajopt.solvers.registry import backend_choice
+    from trajopt.solvers import SolverSettings, solver_class
 
     if case == "mpc":
         from models import Go1
         from trajopt.mpc.legged import LeggedMPC
+        from trajopt.solvers.rti import RtiSolver
 
-        return LeggedMPC(Go1(mu=0.7), gait="trot").problem, "multiple_shooting_rk3_knot_cost", SqpSolver, "gauss-newton", True
+        problem = LeggedMPC(Go1(mu=0.7)).problem
+        return problem, problem.default_transcription, RtiSolver, "gauss-newton", True
     problem = problems.get("go1-trot", formulation="contact") if case == "contact" else problems.get("go1-trot")
-    chosen = backend_choice(problem, compile=True)
-    return problem, None, solver_class(chosen["solver"]), chosen["hessian"], chosen["chart"]
+    chosen = SolverSettings(compile=True).resolved(problem)
+    return problem, None, solver_class(chosen.solver), chosen.hessian, chosen.chart
 
 
 def child(case: str) -> Dict[str, Any]:
     """In a fresh process: build and solve ``case``; the timings (``--cold`` columns)."""
     problem, transcription, backend, hessian, chart = case_setup(case)
-    solution = backend(problem, transcription, compile=True, hessian=hessian, chart=chart).solve()
+    solution = backend(problem, transcription=transcription, compile=True, hessian=hessian, chart=chart).solve()
     first_iteration = time.perf_counter() - START - solution.solve_time
     gcc = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {

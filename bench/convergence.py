@@ -55,7 +55,7 @@ import problems  # noqa: E402
 from bench.run_info import run_info  # noqa: E402
 from trajopt import Problem, Solution  # noqa: E402
 from trajopt.manifold import normalize_quaternions  # noqa: E402
-from trajopt.solvers import backend_choice, solver_class  # noqa: E402
+from trajopt.solvers import build_solver  # noqa: E402
 from trajopt.solvers.blas import loaded_casadi_blas  # noqa: E402
 
 #: Relative sizes of the perturbations of the guess.
@@ -197,9 +197,7 @@ def fresh_solve(name: str, registered: bool) -> Sample:
 def measure(name: str, problem: Problem, kwargs: Dict[str, Any], seeds: int = 20, scales: Sequence[float] = SCALES, blas_threads: Sequence[int] = BLAS_THREADS, fresh: bool = True) -> Row:
     """Solve ``problem`` as :func:`trajopt.solve` would with ``kwargs``: the groups of the module docstring."""
     row = Row(name)
-    options = dict(kwargs)
-    choice = backend_choice(problem, *(options.pop(k, None) for k in ("solver", "compile", "hessian", "chart")))
-    solver = solver_class(choice["solver"])(problem, compile=choice["compile"], hessian=choice["hessian"], chart=choice["chart"], **options)
+    solver = build_solver(problem, **kwargs)
 
     def record(group: str, label: str) -> None:
         start = time.perf_counter()

@@ -58,9 +58,9 @@ def main() -> None:
     for form in ("rows 3", "rows 6", "rows 9", "rows 11", "rows 12", "cost"):
         problem = quadrotor(form)
         kwargs = {"hessian": args.hessian, "chart": True}
-        ipopt = IpoptSolver(problem, "multiple_shooting_knot_cost", **kwargs).solve()
+        ipopt = IpoptSolver(problem, transcription="multiple_shooting_knot_cost", **kwargs).solve()
         start = time.perf_counter()
-        sol = FatropSolver(problem, "multiple_shooting_knot_cost", max_wall_time=args.wall, **kwargs).solve()
+        sol = FatropSolver(problem, transcription="multiple_shooting_knot_cost", max_wall_time=args.wall, **kwargs).solve()
         print(f"{form:8s} {sol.status:40s} {sol.iterations:4d} {time.perf_counter() - start:7.2f} {sol.objective:10.6f} {ipopt.objective:10.6f}", flush=True)
 
 

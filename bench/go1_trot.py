@@ -24,7 +24,7 @@ process, so its peak memory is its own):
   ``f(x, u)``) on the backend its problem names (``solve_defaults``).
 
 A configuration is a dict of the arguments of
-``trajopt.solvers.solver_class(solver)(problem, transcription, options=...,
+``trajopt.solvers.solver_class(solver)(problem, transcription=..., options=...,
 compile=..., hessian=..., chart=...)`` plus the problem's ``formulation``; a
 key left out takes what :func:`trajopt.solve` would (the problem's
 ``solve_defaults``, then :data:`trajopt.solvers.BASE_DEFAULTS`; the factory's
@@ -147,9 +147,10 @@ def build_problem(config: Dict[str, Any], case: Dict[str, Any]) -> Any:
 def backend_arguments(config: Dict[str, Any], problem: Any) -> Dict[str, Any]:
     """``solver``, ``compile``, ``hessian``, ``chart`` as :func:`trajopt.solve` resolves them:
     the configuration's, else the problem's ``solve_defaults``, else the base defaults."""
-    from trajopt.solvers import backend_choice
+    from trajopt.solvers import SolverSettings
 
-    return backend_choice(problem, **{k: config.get(k) for k in BACKEND_KEYS})
+    chosen = SolverSettings(**{k: config[k] for k in BACKEND_KEYS if config.get(k) is not None}).resolved(problem)
+    return {k: getattr(chosen, k) for k in BACKEND_KEYS}
 
 
 def checked_knots(N: int, final_control: bool) -> Any:
@@ -175,7 +176,7 @@ def worker(name: str, case_name: str, repeat: int, ipopt: Dict[str, Any]) -> Dic
     chosen = backend_arguments(config, problem)
     options = {**config.get("options", {}), **(ipopt if chosen["solver"] == "ipopt" else {})}
     backend = solver_class(chosen["solver"])
-    solver = backend(problem, config.get("transcription"), options=options, compile=chosen["compile"], hessian=chosen["hessian"], chart=chosen["chart"])
+    solver = backend(problem, transcription=config.get("transcription"), options=options, compile=chosen["compile"], hessian=chosen["hessian"], chart=chosen["chart"])
     solves = [solver.solve() for _ in range(repeat)]
     sol = solves[-1]
     knots = checked_knots(problem.N, solver.nlp.transcription.final_control)

@@ -17,6 +17,8 @@ from .euler import (
     euler_zyx_to_rot,
     quat_to_euler_zyx,
     rot_to_euler_zyx,
+    yaw_to_quat,
+    yaw_to_rot,
 )
 from .lie_state import LieState, QuatState
 from .mrp import mrp_kinematics_matrix, mrp_kinematics_matrix_inv, mrp_to_quat, mrp_to_rot, quat_to_mrp
@@ -29,7 +31,9 @@ from .quaternion import (
     attitude_jacobian,
     axis_angle_to_quat,
     check_unit_quaternion,
+    quat_angle,
     quat_conj,
+    quat_error,
     quat_mult,
     quat_to_axis_angle,
     quat_to_rot,

@@ -27,6 +27,27 @@ def describe(x: Any) -> str:
     return f"{type(x).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
 
 
+#: Set by :mod:`lie.rotations`: ``(RotationParam, converter)``, ``converter(rotation, kind)`` giving a
+#: rotation object's parameters in ``kind`` (see :func:`rotation_argument`).
+_rotation_hook: tuple[type, Callable[[Any, str], Any]] | None = None
+
+
+def rotation_argument(x: Any, kind: str) -> Any:
+    """``x`` as it is, or, for a rotation object (:class:`lie.RotationParam`, e.g. ``MRP(p)``), its
+    parameters in the parameterization ``kind`` the caller works in.
+
+    ``kind``: ``"quat"`` (4,), ``"mrp"``, ``"rodrigues"`` (Cayley alike), ``"euler_zyx"``,
+    ``"rotvec"`` (3,) or ``"matrix"`` (3x3). The rotation is the same whatever
+    the parameterization it is held in, so a function taking rotation
+    parameters accepts a rotation object of any type; numeric or symbolic (the
+    parameters keep their type).
+    """
+    hook = _rotation_hook
+    if hook is not None and isinstance(x, hook[0]):
+        return hook[1](x, kind)
+    return x
+
+
 def numeric_array(x: Any, name: str) -> np.ndarray:
     """``x`` as a float array (a ``casadi.DM`` too); ``TypeError`` naming ``name`` for non-numeric data.
 

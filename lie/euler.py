@@ -18,20 +18,44 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _backend as B
 from .quaternion import check_unit_quaternion, quat_mult, quat_to_rot
 
 
 def _angles(e: Any) -> tuple[Any, Any, Any]:
-    e = B.vector(e, 3, "e")
+    e = B.vector(B.rotation_argument(e, "euler_zyx"), 3, "e")
     return e[0], e[1], e[2]
+
+
+def yaw_to_rot(yaw: Any) -> Any:
+    """Rotation ``Rz(yaw)`` (3x3) by ``yaw`` (rad) about the z axis; a numpy array of angles (...) gives (..., 3, 3)."""
+    if B.is_symbolic(yaw):
+        c, s = B.cos(yaw), B.sin(yaw)
+        return B.block([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    yaw = np.asarray(yaw, dtype=float)
+    c, s = np.cos(yaw), np.sin(yaw)
+    R = np.zeros(yaw.shape + (3, 3))
+    R[..., 0, 0], R[..., 0, 1], R[..., 1, 0], R[..., 1, 1], R[..., 2, 2] = c, -s, s, c, 1.0
+    return R
+
+
+def yaw_to_quat(yaw: Any) -> Any:
+    """Unit quaternion ``qz(yaw) = [cos(yaw/2), 0, 0, sin(yaw/2)]`` (4,); a numpy array of angles (...) gives (..., 4)."""
+    if B.is_symbolic(yaw):
+        return B.vcat([B.cos(yaw / 2), 0.0, 0.0, B.sin(yaw / 2)])
+    yaw = np.asarray(yaw, dtype=float)
+    q = np.zeros(yaw.shape + (4,))
+    q[..., 0], q[..., 3] = np.cos(yaw / 2), np.sin(yaw / 2)
+    return q
 
 
 def euler_zyx_to_rot(e: Any) -> Any:
     """Rotation matrix ``Rz(yaw) Ry(pitch) Rx(roll)`` (3x3) of ``e = (yaw, pitch, roll)``."""
     yaw, pitch, roll = _angles(e)
-    cz, sz, cy, sy, cx, sx = B.cos(yaw), B.sin(yaw), B.cos(pitch), B.sin(pitch), B.cos(roll), B.sin(roll)
-    Rz = B.block([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    cy, sy, cx, sx = B.cos(pitch), B.sin(pitch), B.cos(roll), B.sin(roll)
+    Rz = yaw_to_rot(yaw)
     Ry = B.block([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     Rx = B.block([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
     return Rz @ Ry @ Rx
@@ -45,7 +69,7 @@ def rot_to_euler_zyx(R: Any) -> Any:
     Rx(roll)``, ``roll = atan2(M21, M11)``, which equals ``atan2(R21, R22)``
     for exact input and stays consistent with yaw at gimbal lock.
     """
-    R = B.matrix(R, (3, 3), "R")
+    R = B.matrix(B.rotation_argument(R, "matrix"), (3, 3), "R")
     yaw = B.atan2(R[1, 0], R[0, 0])
     pitch = B.atan2(-R[2, 0], B.sqrt(R[0, 0] ** 2 + R[1, 0] ** 2))
     cz, sz = B.cos(yaw), B.sin(yaw)
@@ -60,7 +84,7 @@ def euler_zyx_to_quat(e: Any) -> Any:
     The sign is not normalized (``qw`` may be negative).
     """
     yaw, pitch, roll = _angles(e)
-    qz = B.vcat([B.cos(yaw / 2), 0.0, 0.0, B.sin(yaw / 2)])
+    qz = yaw_to_quat(yaw)
     qy = B.vcat([B.cos(pitch / 2), 0.0, B.sin(pitch / 2), 0.0])
     qx = B.vcat([B.cos(roll / 2), B.sin(roll / 2), 0.0, 0.0])
     return quat_mult(quat_mult(qz, qy), qx)

@@ -29,7 +29,7 @@ def quat_to_mrp(q: Any, canonical: bool = True) -> Any:
     unit to 1e-6 (``ValueError``); ``canonical=False`` with ``qw = -1`` (the
     singularity) raises too.
     """
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     check_unit_quaternion(q, "q")
     s = B.sign(q[0]) if canonical else 1.0
     den = 1 + s * q[0]
@@ -40,7 +40,7 @@ def quat_to_mrp(q: Any, canonical: bool = True) -> Any:
 
 def mrp_to_quat(p: Any) -> Any:
     """Unit quaternion ``[1 - p.p, 2 p]/(1 + p.p)`` (4,) of an MRP ``p`` (3,); ``qw < 0`` when ``|p| > 1``."""
-    p = B.vector(p, 3, "p")
+    p = B.vector(B.rotation_argument(p, "mrp"), 3, "p")
     s = B.dot(p, p)
     return B.vcat([1 - s, 2 * p]) / (1 + s)
 
@@ -52,13 +52,13 @@ def mrp_to_rot(p: Any) -> Any:
 
 def mrp_kinematics_matrix(p: Any) -> Any:
     """``K(p)`` (3x3) with ``pdot = K(p) w`` for the body angular velocity ``w``."""
-    p = B.vector(p, 3, "p")
+    p = B.vector(B.rotation_argument(p, "mrp"), 3, "p")
     s = B.dot(p, p)
     return 0.25 * ((1 - s) * B.eye(3, like=p) + 2 * skew(p) + 2 * B.outer(p, p))
 
 
 def mrp_kinematics_matrix_inv(p: Any) -> Any:
     """``K(p)^-1`` (3x3): the body angular velocity ``w = K(p)^-1 pdot``."""
-    p = B.vector(p, 3, "p")
+    p = B.vector(B.rotation_argument(p, "mrp"), 3, "p")
     s = B.dot(p, p)
     return (4 / (1 + s) ** 2) * ((1 - s) * B.eye(3, like=p) - 2 * skew(p) + 2 * B.outer(p, p))

@@ -32,7 +32,7 @@ def check_unit_quaternion(q: Any, name: str = "q") -> None:
 
     Symbolic ``q`` is never checked (only its shape).
     """
-    q = B.vector(q, 4, name)
+    q = B.vector(B.rotation_argument(q, "quat"), 4, name)
     if not B.is_symbolic(q):
         nrm = float(np.linalg.norm(q))
         if abs(nrm - 1.0) > UNIT_TOL:
@@ -47,27 +47,27 @@ def skew(v: Any) -> Any:
 
 def quat_conj(q: Any) -> Any:
     """Conjugate ``[qw, -qx, -qy, -qz]`` (the inverse of a unit quaternion)."""
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     return B.vcat([q[0], -q[1], -q[2], -q[3]])
 
 
 def L_mult(q: Any) -> Any:
     """Left-multiplication matrix: ``quat_mult(q, p) = L_mult(q) @ p`` (4x4)."""
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     w, x, y, z = q[0], q[1], q[2], q[3]
     return B.block([[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]])
 
 
 def R_mult(q: Any) -> Any:
     """Right-multiplication matrix: ``quat_mult(p, q) = R_mult(q) @ p`` (4x4)."""
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     w, x, y, z = q[0], q[1], q[2], q[3]
     return B.block([[w, -x, -y, -z], [x, w, z, -y], [y, -z, w, x], [z, y, -x, w]])
 
 
 def quat_mult(q1: Any, q2: Any) -> Any:
     """Hamilton product ``q1 * q2`` (4,)."""
-    q2 = B.vector(q2, 4, "q2")
+    q2 = B.vector(B.rotation_argument(q2, "quat"), 4, "q2")
     return L_mult(q1) @ q2
 
 
@@ -81,7 +81,7 @@ def quat_to_rot(q: Any) -> Any:
 
     Uses the homogeneous form ``R = H^T L(q) R(q)^T H``, exact for unit ``q``.
     """
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     w, x, y, z = q[0], q[1], q[2], q[3]
     return B.block(
         [
@@ -99,7 +99,7 @@ def rot_to_quat(R: Any) -> Any:
     pivot (``1 + tr R``, or ``1 + 2 R_ii - tr R``) is used, so no division by a
     small number happens for any rotation, including 180 degree turns.
     """
-    R = B.matrix(R, (3, 3), "R")
+    R = B.matrix(B.rotation_argument(R, "matrix"), (3, 3), "R")
     tr = R[0, 0] + R[1, 1] + R[2, 2]
     pivots = [1 + tr, 1 + 2 * R[0, 0] - tr, 1 + 2 * R[1, 1] - tr, 1 + 2 * R[2, 2] - tr]
 
@@ -131,7 +131,7 @@ def axis_angle_to_quat(phi: Any, tol: float = SMALL_ANGLE) -> Any:
     derivatives are finite (and exact to round-off) at and near zero, also
     under CasADi differentiation.
     """
-    phi = B.vector(phi, 3, "phi")
+    phi = B.vector(B.rotation_argument(phi, "rotvec"), 3, "phi")
     th2 = B.dot(phi, phi)
     small = th2 < tol * tol
     th = B.sqrt(B.if_else(small, 1.0, th2))  # safe: never sqrt(0) in a used branch
@@ -156,7 +156,7 @@ def quat_to_axis_angle(q: Any, tol: float = SMALL_ANGLE, shortest: bool = True) 
     continuous quaternion path through ``qw = 0`` (singular at ``q = [-1, 0,
     0, 0]``, a turn by ``2 pi``; the series is used only near ``qw = +1``).
     """
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     s = B.sign(q[0]) if shortest else 1.0
     w, v = s * q[0], s * q[1:4]
     n2 = B.dot(v, v)
@@ -166,3 +166,13 @@ def quat_to_axis_angle(q: Any, tol: float = SMALL_ANGLE, shortest: bool = True) 
     ratio_exact = 2 * B.atan2(n, w) / n
     ratio_taylor = (2 / w_safe) * (1 - n2 / (3 * w_safe * w_safe))
     return B.if_else(small, ratio_taylor, ratio_exact) * v
+
+
+def quat_error(q: Any, q0: Any) -> Any:
+    """Rotation vector (3,) from ``q0`` to ``q`` in the body frame of ``q0``: ``axis_angle(conj(q0) * q)``, ``|.| <= pi``."""
+    return quat_to_axis_angle(quat_mult(quat_conj(q0), q))
+
+
+def quat_angle(q: Any, q0: Any) -> Any:
+    """Angle (rad, in ``[0, pi]``) between the attitudes ``q0`` and ``q``: ``|quat_error(q, q0)|``, e.g. a replay's drift from its plan."""
+    return B.norm(quat_error(q, q0))

@@ -38,6 +38,14 @@ class RBState:
     one must be unit to 1e-6 (``ValueError`` otherwise). Symbolic input is
     never checked.
 
+    As a sequence it is the vector ``[r; q; v; w]`` (13 numbers, in that
+    order: ``rb[0:3]`` position, ``rb[3:7]`` quaternion ``[qw, qx, qy, qz]``,
+    ``rb[7:10]`` linear, ``rb[10:13]`` angular velocity): ``rb[i]``, ``len(rb)``,
+    iteration and ``numpy.asarray(rb)`` (numeric states) read it, as
+    RobotDynamics.jl's ``RBState <: StaticVector{13}``. :attr:`orientation` is
+    the rotation (a :class:`lie.UnitQuaternion`), its raw parameters
+    ``rb.orientation.params`` or ``rb[3:7]``.
+
     ``==`` compares exactly and treats ``q`` and ``-q`` as the same rotation
     (as RobotDynamics.jl); :meth:`isapprox` compares with a tolerance.
     ``x1 - x2`` is the 12-vector error ``[r1 - r2; phi; v1 - v2; w1 - w2]``
@@ -84,7 +92,7 @@ class RBState:
 
     def to_state(self, rotation: type = UnitQuaternion) -> Any:
         """Model state vector ``[r; p; v; w]`` with the attitude in ``rotation`` (``9 + size``,)."""
-        return B.vcat([self.position, rotation.from_quat(self.orientation), self.linear_velocity, self.angular_velocity])
+        return B.vcat([self.position, rotation.from_quat(self._x[self._Q]), self.linear_velocity, self.angular_velocity])
 
     # ------------------------------------------------------------ parts
     @property
@@ -93,9 +101,10 @@ class RBState:
         return self._x[self._R]
 
     @property
-    def orientation(self) -> Any:
-        """Unit quaternion ``q`` (4,), body to world."""
-        return self._x[self._Q]
+    def orientation(self) -> UnitQuaternion:
+        """The attitude as a rotation object, :class:`lie.UnitQuaternion` (body to world), as
+        RobotDynamics.jl's ``orientation(x::RBState)``; its ``params`` are ``q`` (4,) (a copy)."""
+        return UnitQuaternion(self._x[self._Q])
 
     @property
     def linear_velocity(self) -> Any:
@@ -114,9 +123,22 @@ class RBState:
     def __len__(self) -> int:
         return 13
 
+    def __getitem__(self, index: Any) -> Any:
+        """Entries of ``[r; q; v; w]`` (an int, a slice or an index array)."""
+        return self._x[index]
+
+    def __iter__(self) -> Any:
+        return iter(self._x[i] for i in range(13))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``numpy.asarray(rb)``: ``[r; q; v; w]`` (13,) of a numeric state (``TypeError`` for a symbolic one)."""
+        if B.is_symbolic(self._x):
+            raise TypeError("RBState: a symbolic state has no numeric array; use .vector()")
+        return np.array(self._x, dtype=dtype)
+
     def flipquat(self) -> "RBState":
         """The same state with the quaternion negated (the same rotation)."""
-        return RBState(self.position, -self.orientation, self.linear_velocity, self.angular_velocity, renormalize=False)
+        return RBState(self.position, -self._x[self._Q], self.linear_velocity, self.angular_velocity, renormalize=False)
 
     # ------------------------------------------------------------ arithmetic
     def __sub__(self, other: "RBState") -> Any:
@@ -151,6 +173,6 @@ class RBState:
     def __repr__(self) -> str:
         fmt = (lambda x: np.array2string(x, precision=6)) if not B.is_symbolic(self._x) else str
         return (
-            f"RBState(r={fmt(self.position)}, q={fmt(self.orientation)}, "
+            f"RBState(r={fmt(self.position)}, q={fmt(self._x[self._Q])}, "
             f"v={fmt(self.linear_velocity)}, w={fmt(self.angular_velocity)})"
         )

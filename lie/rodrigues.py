@@ -25,7 +25,7 @@ def quat_to_rodrigues(q: Any) -> Any:
 
     Numeric ``q`` with ``|qw| < 1e-12 |q|`` (a half turn) raises ``ValueError``.
     """
-    q = B.vector(q, 4, "q")
+    q = B.vector(B.rotation_argument(q, "quat"), 4, "q")
     if not B.is_symbolic(q) and abs(q[0]) < 1e-12 * B.norm(q):
         raise ValueError(f"q: {q} is a turn by pi, where Rodrigues parameters are singular")
     return q[1:4] / q[0]
@@ -33,7 +33,7 @@ def quat_to_rodrigues(q: Any) -> Any:
 
 def rodrigues_to_quat(g: Any) -> Any:
     """Unit quaternion ``[1; g]/sqrt(1 + g.g)`` (4,, ``qw > 0``) of a Gibbs vector ``g`` (3,)."""
-    g = B.vector(g, 3, "g")
+    g = B.vector(B.rotation_argument(g, "rodrigues"), 3, "g")
     return B.vcat([1.0, g]) / B.sqrt(1 + B.dot(g, g))
 
 
@@ -44,11 +44,11 @@ def rodrigues_to_rot(g: Any) -> Any:
 
 def rodrigues_kinematics_matrix(g: Any) -> Any:
     """``K(g)`` (3x3) with ``gdot = K(g) w`` for the body angular velocity ``w``."""
-    g = B.vector(g, 3, "g")
+    g = B.vector(B.rotation_argument(g, "rodrigues"), 3, "g")
     return 0.5 * (B.eye(3, like=g) + skew(g) + B.outer(g, g))
 
 
 def rodrigues_kinematics_matrix_inv(g: Any) -> Any:
     """``K(g)^-1`` (3x3): the body angular velocity ``w = K(g)^-1 gdot``."""
-    g = B.vector(g, 3, "g")
+    g = B.vector(B.rotation_argument(g, "rodrigues"), 3, "g")
     return (2 / (1 + B.dot(g, g))) * (B.eye(3, like=g) - skew(g))

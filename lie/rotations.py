@@ -43,6 +43,7 @@ from .quaternion import (
     axis_angle_to_quat,
     check_unit_quaternion,
     quat_conj,
+    quat_error,
     quat_mult,
     quat_to_axis_angle,
     quat_to_rot,
@@ -184,6 +185,10 @@ class RotationParam:
 
     @classmethod
     def _param(cls, p: Any, name: str = "p") -> Any:
+        """Parameters (``size``,) of ``p``: a parameter vector, or a rotation object of any
+        parameterization (its own parameters for this class, else converted through the quaternion)."""
+        if isinstance(p, RotationParam):
+            p = p.params if isinstance(p, cls) and cls._to_quat is type(p)._to_quat else cls.from_quat(p.as_quat())
         return B.vector(p, cls.size, name)
 
     @classmethod
@@ -198,8 +203,8 @@ class RotationParam:
 
     @classmethod
     def from_quat(cls, q: Any) -> Any:
-        """Parameters (``size``,) of the unit quaternion ``q`` (4,)."""
-        return cls._from_quat(B.vector(q, 4, "q"))
+        """Parameters (``size``,) of the unit quaternion ``q`` (4,) (or of a rotation object of any parameterization)."""
+        return cls._from_quat(B.vector(B.rotation_argument(q, "quat"), 4, "q"))
 
     @classmethod
     def to_rot(cls, p: Any) -> Any:
@@ -215,7 +220,7 @@ class RotationParam:
     def error(cls, p: Any, p0: Any) -> Any:
         """Rotation vector (3,) from ``p0`` to ``p`` in the body frame of ``p0``, ``|.| <= pi``."""
         q0 = cls.to_quat(cls._param(p0, "p0"))
-        return quat_to_axis_angle(quat_mult(quat_conj(q0), cls.to_quat(p)))
+        return quat_error(cls.to_quat(p), q0)
 
     @classmethod
     def compose(cls, p0: Any, dphi: Any) -> Any:
@@ -361,3 +366,15 @@ class RotationVec(RotationParam):
 
 #: The parameterizations :class:`lie.LieState`, :class:`lie.RBState` and :class:`models.RigidBody` accept.
 ROTATIONS = (UnitQuaternion, MRP, RodriguesParam, Cayley, EulerZYX, RotationVec)
+
+_KINDS = {"quat": UnitQuaternion, "mrp": MRP, "rodrigues": RodriguesParam, "euler_zyx": EulerZYX, "rotvec": RotationVec}
+
+
+def _rotation_parameters(rotation: RotationParam, kind: str) -> Any:
+    """Parameters of ``rotation`` in ``kind`` (:func:`lie._backend.rotation_argument`); ``"matrix"`` gives its 3x3 matrix."""
+    if kind == "matrix":
+        return rotation.as_matrix()
+    return _KINDS[kind]._param(rotation)
+
+
+B._rotation_hook = (RotationParam, _rotation_parameters)

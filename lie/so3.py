@@ -53,7 +53,7 @@ def _jinv_coeff(th2: Any) -> Any:
 
 def exp(phi: Any) -> Any:
     """Rotation matrix ``exp(skew(phi))`` (3x3) of a rotation vector ``phi`` (3,)."""
-    return quat_to_rot(axis_angle_to_quat(B.vector(phi, 3, "phi")))
+    return quat_to_rot(axis_angle_to_quat(B.vector(B.rotation_argument(phi, "rotvec"), 3, "phi")))
 
 
 def log(R: Any) -> Any:
@@ -63,12 +63,12 @@ def log(R: Any) -> Any:
     accurate for every rotation, including turns by (nearly) pi, where the
     axis sign is arbitrary.
     """
-    return quat_to_axis_angle(rot_to_quat(B.matrix(R, (3, 3), "R")))
+    return quat_to_axis_angle(rot_to_quat(B.matrix(B.rotation_argument(R, "matrix"), (3, 3), "R")))
 
 
 def _jacobian(phi: Any, sign: int) -> Any:
     """``I + sign (1 - cos th)/th^2 K + (th - sin th)/th^3 K^2``."""
-    phi = B.vector(phi, 3, "phi")
+    phi = B.vector(B.rotation_argument(phi, "rotvec"), 3, "phi")
     th2 = B.dot(phi, phi)
     K = skew(phi)
     return B.eye(3, like=phi) + sign * cosc(th2) * K + sinc3(th2) * (K @ K)
@@ -76,7 +76,7 @@ def _jacobian(phi: Any, sign: int) -> Any:
 
 def _jacobian_inv(phi: Any, sign: int) -> Any:
     """``I + sign K/2 + c(th) K^2``, the inverse of :func:`_jacobian` with ``-sign``."""
-    phi = B.vector(phi, 3, "phi")
+    phi = B.vector(B.rotation_argument(phi, "rotvec"), 3, "phi")
     K = skew(phi)
     return B.eye(3, like=phi) + (sign * 0.5) * K + _jinv_coeff(B.dot(phi, phi)) * (K @ K)
 

@@ -3,6 +3,7 @@ from .hand import Hand
 from .humanoid import Humanoid
 from .legged import Go1, Go2, LeggedRobot
 from .floating_base import FloatingBaseModel
+from .formulation import Formulation
 from .lie_group_model import LieGroupModel
 from .manipulator import Manipulator
 from .model import Model
@@ -33,6 +34,7 @@ __all__ = [
     "DoubleCartpole",
     "MultibodyModel",
     "FloatingBaseModel",
+    "Formulation",
     "LeggedRobot",
     "Go1",
     "Go2",

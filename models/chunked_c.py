@@ -5,19 +5,15 @@ statement per instruction, every intermediate value in a local scalar
 (``a0``, ``a1``, ... reused once dead). On the stage derivatives of the legged
 contact formulation thousands of those values are live at once (the forward
 sweep's values wait for the reverse sweep), and gcc's register allocation
-and data-flow passes grow faster than linearly with the function: its
-460k-instruction interval Jacobian took 92 s of gcc CPU at ``-O1`` (57 % in
-the register allocator), where a 84k-instruction Jacobian took 6 s.
+and data-flow passes grow faster than linearly with the function.
 
 :func:`chunk_source` rewrites every function body longer than a chunk:
 
 1. Common subexpressions are merged (value numbering: a statement that
    applies the same operation to the same values as an earlier one, with
    the operands of ``+`` and ``*`` in either order, reuses its value). gcc
-   does this itself inside one function, not across chunks; CasADi does not
-   (its SX graphs repeat 6-11 % of their operations: 48976 of the interval
-   Jacobian's 460104). Without it the chunks ran 7-10 % slower than the
-   single function.
+   does this itself inside one function, not across chunks; CasADi does not,
+   and without it the chunks run slower than the single function.
 2. The statements are cut into ``noinline`` chunk functions of
    :data:`CHUNK_STATEMENTS`, called in order. A value used only inside the
    chunk that computes it is a local of that chunk; a value used by a later
@@ -32,11 +28,10 @@ the register allocator), where a 84k-instruction Jacobian took 6 s.
 Every remaining statement is the one CasADi wrote with its variables
 renamed, evaluated in the same order: the chunks give the same numbers as
 CasADi's virtual machine (IEEE ``+`` and ``*`` are commutative). gcc sees
-small functions with short-lived locals: the 460k-instruction Jacobian
-took 38 s of gcc CPU at -O1 against 108 s for CasADi's C, and ran in 223
-against 515 µs per evaluation; on the 84k-instruction friction-cone
-Jacobian chunks gain nothing (8.2 against 7.0 s of gcc, 170 against 129
-µs, under load; ``bench/compile_times.py --functions``). A chunk only
+small functions with short-lived locals, which it compiles faster and
+which run faster on the largest functions; on functions of about a hundred
+thousand instructions chunks gain nothing. Design notes, with the
+measurements: docs/design/compiled.md. A chunk only
 calls helpers CasADi defines before :data:`PREAMBLE_END`, so a file of
 chunks needs nothing else of the original.
 
@@ -52,12 +47,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-#: Statements per chunk. gcc's CPU time at -O1 on the contact interval Jacobian (460k statements):
-#: 92 s as one function, 42 s in chunks of 2000 or 500; 34k-statement functions: 8-9 s as one,
-#: 2.8-3.1 s in chunks of 1000, 3.7-3.9 s of 2000, 4.1-6.0 s of 8000 (bench/compile_times.py).
+#: Statements per chunk: the size at which gcc compiled both the largest and the mid-sized stage
+#: functions fastest (docs/design/compiled.md).
 CHUNK_STATEMENTS = 1000
 #: Statements per translation unit of :func:`split_source`: the contact interval Jacobian's 411k
-#: statements (after merging) become 9 files of about 5 s of gcc CPU each, which spread over the cores.
+#: statements (after merging) become 9 files, which spread over the cores (docs/design/compiled.md).
 PART_STATEMENTS = 50_000
 #: Largest memory array (doubles) kept on the calling function's stack (512 KiB); a function needing
 #: more is left as it is rather than risk the stack of a thread.

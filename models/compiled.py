@@ -1,8 +1,8 @@
 """Compile a ``casadi.Function`` to C once and cache the shared library on disk.
 
-CasADi's SX virtual machine costs a few ns per instruction; the same function
-generated as C (``casadi.CodeGenerator``) and compiled with gcc -O1 runs Go1's
-dynamics and their Jacobians 10-16x faster (``bench/dynamics.py``). The
+CasADi's SX virtual machine interprets every instruction; the same function
+generated as C (``casadi.CodeGenerator``) and compiled with gcc -O1 runs an
+order of magnitude faster (docs/design/compiled.md). The
 library is built once, cached outside the repository, keyed by a
 hash of the function, and never rebuilt while the function is unchanged; the
 pure-CasADi path keeps working without a compiler.
@@ -87,13 +87,13 @@ try:
 except ImportError:  # Windows: no advisory locks; publication stays atomic
     fcntl = None  # type: ignore[assignment]
 
-#: Default optimization flag: on generated dynamics code as fast as -O3 (or faster), and gcc
-#: takes 2 s instead of 15-30 s on a 40-50k-instruction Jacobian (bench/dynamics.py --structures).
+#: Default optimization flag: on generated dynamics code as fast as -O3, and gcc takes a fraction
+#: of -O3's time (docs/design/compiled.md).
 DEFAULT_OPT = "-O1"
 #: gcc passes left out on chunked C (:mod:`models.chunked_c`): the rewriting has already merged its
 #: common subexpressions, which is what full redundancy elimination and the dominator optimizations
-#: look for; without them gcc takes about a sixth less CPU time on the contact formulation's interval
-#: Jacobian, and the library computes the same numbers as fast (``bench/compile_times.py --functions``).
+#: look for; without them gcc takes less CPU time and the library computes the same numbers as fast
+#: (docs/design/compiled.md).
 CHUNKED_FLAGS = "-fno-tree-fre -fno-tree-dominator-opts"
 #: Layout version, part of every key: libraries of an older layout (without checksums, or
 #: compiled from unchunked C) are never hit.

@@ -36,6 +36,7 @@ from lie import LieState
 from lie import _backend as B
 
 from .casadi_names import casadi_name
+from .formulation import Formulation
 from .lie_group_model import LieGroupModel
 from .multibody.contact import contact_dynamics_function
 from .multibody_model import MultibodyModel
@@ -46,20 +47,19 @@ FORMULATIONS = ("forward", "inverse", "contact")
 class ContactDynamics(LieGroupModel):
     """``robot`` with contact forces (and, for ``"inverse"``, accelerations) in the control."""
 
-    def __init__(self, robot: MultibodyModel, formulation: str = "forward") -> None:
+    def __init__(self, robot: MultibodyModel, formulation: "str | Formulation" = "forward") -> None:
         super().__init__()
-        if formulation not in FORMULATIONS:
-            raise ValueError(f"formulation: expected one of {FORMULATIONS}, got {formulation!r}")
+        formulation = Formulation.parse(formulation, FORMULATIONS)
         if robot.nc == 0:
             raise ValueError("robot: has no kinematics bodies to carry contact forces")
         self.robot, self.formulation = robot, formulation
         self.name = f"{robot.name}_{formulation}_contact"
         self.nu, self.nf, self.nv = robot.nu, 3 * robot.nc, robot.nv
+        _, forces, accelerations = formulation.control_widths(self.nu, self.nf, self.nv)
         self.u_slice = slice(0, self.nu)
-        forces = self.nf if formulation != "contact" else 0
         self.f_slice = slice(self.nu, self.nu + forces)
-        self.a_slice = slice(self.nu + forces, self.nu + forces + (self.nv if formulation == "inverse" else 0))
-        if formulation == "contact":
+        self.a_slice = slice(self.nu + forces, self.nu + forces + accelerations)
+        if formulation.stance_is_parameter:
             self.dynamics_param_dim = robot.nc
             self.symbol_type = ca.MX
             self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), casadi_name(f"{robot.name}_contact_kkt"))
@@ -93,10 +93,10 @@ class ContactDynamics(LieGroupModel):
     # --------------------------------------------------------------- dynamics
     def continuous_dynamics(self, x: Any, w: Any, t: Any, stance: Any = None) -> Any:
         u, f, a = self.split_control(w)
-        if self.formulation == "forward":
-            return self.robot.dynamics(x, self.robot.B_func() @ u, forces=f)
-        if self.formulation == "contact":
+        if self.formulation.stance_is_parameter:
             a = self.kkt(x, u, stance)[0]
+        elif not self.formulation.acceleration_is_control:
+            return self.robot.dynamics(x, self.robot.B_func() @ u, forces=f)
         v = x[self.robot.nq :]
         return ca.vertcat(self.robot.velocity_kinematics(x) @ v, a)
 
@@ -107,8 +107,8 @@ class ContactDynamics(LieGroupModel):
         Numeric arguments give numpy arrays (``x`` must hold a unit quaternion),
         symbols give expressions.
         """
-        if self.formulation != "contact":
-            raise ValueError(f"contact_solution: the {self.formulation!r} formulation has forces in its control, not as functions of (x, u)")
+        if not self.formulation.stance_is_parameter:
+            raise ValueError(f"contact_solution: the '{self.formulation}' formulation has forces in its control, not as functions of (x, u)")
         x, u = self.robot._x(x), B.vector(u, self.nu, "u")
         stance = B.vector(stance, self.robot.nc, "stance")
         if not B.is_symbolic(stance) and not np.isin(stance, (0.0, 1.0)).all():
@@ -120,7 +120,7 @@ class ContactDynamics(LieGroupModel):
 
     def dynamics_residual(self, x: Any, w: Any) -> Any:
         """``RNEA(q, v, a, f) - B u`` (nv,) for the ``"inverse"`` formulation."""
-        if self.formulation != "inverse":
+        if not self.formulation.acceleration_is_control:
             raise ValueError("dynamics_residual: only the 'inverse' formulation has an acceleration in the control")
         x, w = B.vector(x, self.state_dim, "x"), B.vector(w, self.control_dim, "w")
         u, f, a = self.split_control(w)

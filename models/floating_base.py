@@ -46,10 +46,9 @@ Two formulations of the same dynamics (as :class:`models.contact_dynamics.Contac
   variable, ``d/dt [v_B; w_B] = a_B``, and the base equation of motion the
   path equality :meth:`FloatingBaseModel.dynamics_residual`
   ``= M_bb a_B + h_b - sum_i J_b,i^T F_i = 0`` that an OCP imposes at every
-  knot. No ``M_bb^-1``: with IPOPT's exact Hessian the
-  ``go1-trot-kinodynamic`` gait solves 3-5x faster than with ``"forward"``
-  (measured: 22 against 31 iterations, and the forward flow map's second
-  derivatives are 3x longer SX graphs than those of the residual).
+  knot. No ``M_bb^-1``: its second derivatives are much shorter SX graphs
+  than the forward flow map's, so with IPOPT's exact Hessian the gaits solve
+  faster than with ``"forward"`` (docs/design/legged.md).
 
 Spatial and classical quantities. The free-flyer velocity ``[v_B; w_B]`` is
 the base twist in base axes; its linear part is at once the classical velocity
@@ -94,6 +93,7 @@ from lie import _backend as B
 from lie import euler_zyx_rate_matrix, euler_zyx_to_quat, euler_zyx_to_rot, quat_to_euler_zyx
 
 from .casadi_names import casadi_name
+from .formulation import Formulation
 from .model import Model
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel
@@ -185,15 +185,14 @@ class FloatingBaseModel(Model):
         robot: MultibodyModel,
         point_contacts: Sequence[str] = (),
         surface_contacts: Sequence[str] = (),
-        formulation: str = "forward",
+        formulation: "str | Formulation" = "forward",
         name: Optional[str] = None,
         convention: str = "spatial",
     ) -> None:
         super().__init__()
         if not isinstance(robot, MultibodyModel) or not robot.is_floating:
             raise ValueError(f"robot: expected a floating-base MultibodyModel, got {type(robot).__name__}")
-        if formulation not in FORMULATIONS:
-            raise ValueError(f"formulation: expected one of {FORMULATIONS}, got {formulation!r}")
+        formulation = Formulation.parse(formulation, FORMULATIONS)
         if convention not in CONVENTIONS:
             raise ValueError(f"convention: expected one of {CONVENTIONS}, got {convention!r}")
         self.robot, self.formulation, self.convention = robot, formulation, convention
@@ -210,7 +209,7 @@ class FloatingBaseModel(Model):
         self.force_slice = slice(0, ends[-1])
         self.joint_velocity_slice = slice(self.force_slice.stop, self.force_slice.stop + self.nj)
         end = self.joint_velocity_slice.stop
-        self.base_acceleration_slice = slice(end, end + (BASE_NV if formulation == "inverse" else 0))
+        self.base_acceleration_slice = slice(end, end + (BASE_NV if formulation.acceleration_is_control else 0))
         self._base_parents = dof_parents(robot.pin_model)[:BASE_NV]  # a chain: LTL is a dense LDL^T
 
     # ------------------------------------------------------------------ sizes
@@ -274,7 +273,7 @@ class FloatingBaseModel(Model):
         Zero exactly when ``a_B`` is :meth:`base_acceleration`; computed as the
         base rows of ``rnea(q, v, [a_B; 0]) - sum_i J_i^T F_i`` (no inverse).
         """
-        if self.formulation != "inverse":
+        if not self.formulation.acceleration_is_control:
             raise ValueError("dynamics_residual: only the 'inverse' formulation has the base acceleration in the input")
         return self._call("dynamics_residual", *self._check_xu(x, u))
 
@@ -337,7 +336,7 @@ class FloatingBaseModel(Model):
         e = x[BASE_EULER]
         rdot = ca.mtimes(euler_zyx_to_rot(e), x[BASE_LINEAR_VELOCITY])
         edot = ca.mtimes(euler_zyx_rate_matrix(e), x[BASE_ANGULAR_VELOCITY])
-        a_b = u[self.base_acceleration_slice] if self.formulation == "inverse" else self._base_acceleration(x, u)
+        a_b = u[self.base_acceleration_slice] if self.formulation.acceleration_is_control else self._base_acceleration(x, u)
         if self.convention == "ocs2":  # OCS2's "aba_Bv + w x v" (module docstring)
             a_b = a_b + ca.vertcat(ca.cross(x[BASE_ANGULAR_VELOCITY], x[BASE_LINEAR_VELOCITY]), ca.SX.zeros(3, 1))
         return ca.vertcat(a_b, rdot, edot, u[self.joint_velocity_slice])

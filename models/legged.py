@@ -242,7 +242,11 @@ class LeggedRobot(MultibodyModel):
         joints outside the legs (wheels) hold their current angles.
         """
         q = self._config_or_state(x)[: self.nq]
-        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], leg_end_positions(leg_end_locs, len(self.legs), "leg_end_locs"))
+        return self._leg_end_ik(q, leg_end_positions(leg_end_locs, len(self.legs), "leg_end_locs"))
+
+    def _leg_end_ik(self, q: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Both IK solutions (nu x 2) placing the :attr:`leg_ends` frames at the WORLD points ``ends`` (L, 3), base pose of ``q`` (nq,)."""
+        per_leg = quadruped_ik(self.legs, q[BASE_POS], q[BASE_QUAT], ends)
         out = np.repeat(q[BASE_NQ:, None], 2, axis=1)
         for i, rows in enumerate(self._leg_rows):
             out[rows] = per_leg[3 * i : 3 * i + 3]
@@ -285,7 +289,7 @@ class LeggedRobot(MultibodyModel):
         x = np.zeros(self.nx)
         x[2], x[3] = self.standing_height, 1.0
         ends = self.leg_ends_under_hips(self.standing_height - self.leg_end_height) + x[BASE_POS]
-        sols = self.inverse_kinematics(x, ends)
+        sols = self._leg_end_ik(x[: self.nq], ends)
         for i, (leg, rows) in enumerate(zip(self.legs, self._leg_rows)):
             within = [j for j in (0, 1) if not np.isnan(wrap_into_limits(sols[rows, j], self.joint_lower[rows], self.joint_upper[rows])).any()]
             if self.knees is not None:

@@ -1,14 +1,16 @@
 """Base interface of every dynamical model: continuous dynamics ``xdot = f(x, u, t)``.
 
 A subclass writes its math once, symbolically, in :meth:`Model.continuous_dynamics`
-(CasADi SX/MX column vectors in, an expression out). The public methods accept
+(CasADi SX/MX column vectors in, an expression out), or, as RobotDynamics.jl
+allows, overrides :meth:`Model.dynamics` instead (the rule is on :class:`Model`). The public methods accept
 numpy arrays (and return numpy, through ``casadi.Function`` objects built once and
 cached on the model) or CasADi SX/MX (and return expressions of the same type).
 """
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -19,12 +21,22 @@ from .casadi_names import casadi_name
 from .equilibrium import equilibrium_controls, equilibrium_residual_function
 from .numeric_call import NumericCall
 
+#: Standard gravity (m/s^2), along -z: that of pinocchio's models and of every plan, simulation and MuJoCo model.
+GRAVITY = 9.81
+
 
 class Model(ABC):
     """Continuous-time model ``xdot = f(x, u, t)`` with a Euclidean error state.
 
     Subclasses set :attr:`state_dim` and :attr:`control_dim` (or override the
-    properties) and implement :meth:`continuous_dynamics`. Models whose state has
+    properties) and implement :meth:`continuous_dynamics`, or override
+    :meth:`dynamics` instead (RobotDynamics.jl's "either ``dynamics!`` or
+    ``dynamics``"): a class that overrides ``dynamics`` and leaves
+    ``continuous_dynamics`` abstract gets ``continuous_dynamics(x, u, t) =
+    self.dynamics(x, u, t)`` (or ``self.dynamics(x, u)`` when its
+    ``dynamics`` takes no time), so its ``dynamics`` must then accept CasADi
+    SX/MX columns as well as numpy arrays. A class that defines neither stays
+    abstract. Models whose state has
     rotations derive from :class:`models.LieGroupModel`, which overrides the
     error-state methods (:meth:`state_error`, :meth:`apply_dx`, ...). Every
     model has the four error-state maps under the same names (PinnZoo.jl's:
@@ -46,6 +58,11 @@ class Model(ABC):
     def __init__(self) -> None:
         self._functions: Dict[str, ca.Function] = {}
         self._numeric: Dict[str, NumericCall] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "dynamics" in cls.__dict__ and getattr(cls.continuous_dynamics, "__isabstractmethod__", False):
+            cls.continuous_dynamics = _continuous_from_dynamics  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -73,15 +90,20 @@ class Model(ABC):
     def continuous_dynamics(self, x: Any, u: Any, t: Any) -> Any:
         """Symbolic ``xdot`` (n x 1) for CasADi column vectors ``x``, ``u`` and scalar ``t``."""
 
-    def dynamics(self, x: Any, u: Any, t: Any = 0.0, params: Any = None) -> Any:
+    def dynamics(self, x: Any, u: Any, t: Any = 0.0, params: Any = None, out: Optional[np.ndarray] = None) -> Any:
         """Time derivative of the state, ``xdot = f(x, u, t)`` (n,), or ``f(x, u, t, d)`` with the
-        dynamics parameters ``params`` (:attr:`dynamics_param_dim`,) of a model that has them."""
+        dynamics parameters ``params`` (:attr:`dynamics_param_dim`,) of a model that has them.
+
+        ``out``: a float array of shape ``(n,)`` that receives ``xdot`` and is
+        returned (RobotDynamics.jl's ``dynamics!``; numeric calls only,
+        :func:`fill_out`).
+        """
         x, u = self._check_xu(x, u)
         t = B.time_argument(t)
         extra = self._dynamics_params(params)
         if B.is_symbolic(x, u, t, *extra):
-            return self.continuous_dynamics(x, u, t, *extra)
-        return self._call("dynamics", x, u, t, *extra)
+            return fill_out(self.continuous_dynamics(x, u, t, *extra), out)
+        return fill_out(self._call("dynamics", x, u, t, *extra), out)
 
     def parametric_dynamics(self, x: Any, u: Any, t: Any, params: Any) -> Any:
         """:meth:`dynamics` with the dynamics parameters ``params``, which a model without
@@ -212,3 +234,43 @@ class Model(ABC):
     def _check_xu(self, x: Any, u: Any) -> Tuple[Any, Any]:
         return B.vector(x, self.state_dim, "x"), B.vector(u, self.control_dim, "u")
 
+
+def fill_out(result: Any, out: Optional[np.ndarray], name: str = "out") -> Any:
+    """``result`` itself, or written into ``out`` (in place) and ``out`` returned.
+
+    ``out`` must be a writeable floating-point ``numpy.ndarray`` of exactly
+    ``result``'s shape (``ValueError`` naming both shapes otherwise,
+    ``TypeError`` for another type or a symbolic ``result``).
+    """
+    if out is None:
+        return result
+    if not isinstance(out, np.ndarray) or not np.issubdtype(out.dtype, np.floating):
+        raise TypeError(f"{name}: expected a floating-point numpy array, got {B.describe(out)}")
+    if B.is_symbolic(result):
+        raise TypeError(f"{name}: only numeric calls fill an output array; this call is symbolic ({type(result).__name__})")
+    result = np.asarray(result, dtype=float)
+    if out.shape != result.shape:
+        raise ValueError(f"{name}: expected shape {result.shape}, got {out.shape}")
+    out[...] = result
+    return out
+
+
+def _continuous_from_dynamics(self: Model, x: Any, u: Any, t: Any, *params: Any) -> Any:
+    """``continuous_dynamics`` of a model that overrides :meth:`Model.dynamics` only: its own ``dynamics``."""
+    if getattr(self, "_deriving_dynamics", False):
+        raise TypeError(
+            f"{type(self).__name__}: its dynamics() calls Model.dynamics, which needs continuous_dynamics(x, u, t); "
+            "define continuous_dynamics, or compute xdot in dynamics() itself"
+        )
+    method = self.dynamics
+    self._deriving_dynamics = True
+    try:
+        if params:
+            return method(x, u, t, params=params[0])
+        try:
+            inspect.signature(method).bind(x, u, t)
+        except TypeError:
+            return method(x, u)
+        return method(x, u, t)
+    finally:
+        self._deriving_dynamics = False

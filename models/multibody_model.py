@@ -41,14 +41,15 @@ import pinocchio as pin
 
 from lie import LieState, UnitQuaternion
 from lie import _backend as B
-from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_error, quat_mult, quat_to_rot
 
 from .casadi_names import casadi_name
 from .compiled import DEFAULT_OPT, compile_functions
 from .lie_group_model import LieGroupModel
+from .model import fill_out
 from .multibody import RigidBodyTree
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
-from .orders import change_order, generate_conversions, standard_orders
+from .orders import change_order, change_orders, generate_conversions, standard_orders
 from .robot_data import load_pinocchio_model, read_urdf_limits
 
 #: Slices of the floating-base configuration and of its tangent.
@@ -157,9 +158,13 @@ class MultibodyModel(LieGroupModel):
         """
         return change_order(self.conversions, value, from_, to, self.nq, self.nv, self.nu, axis=axis, out=out, kind=kind)
 
-    def change_orders(self, values: Sequence[Any], from_: str, to: str, axis: Optional[int] = None) -> List[np.ndarray]:
-        """:meth:`change_order` applied to each of several vectors or matrices."""
-        return [self.change_order(v, from_, to, axis=axis) for v in values]
+    def change_orders(self, values: Sequence[Any], from_: str, to: str, axis: Optional[int] = None, inplace: bool = False, kind: Optional[str] = None) -> List[np.ndarray]:
+        """:meth:`change_order` applied to each of several vectors or matrices.
+
+        ``inplace=True`` permutes each array in its own memory and returns the
+        same arrays (PinnZoo.jl's ``change_orders!``; :func:`models.orders.change_orders`).
+        """
+        return change_orders(self.conversions, values, from_, to, self.nq, self.nv, self.nu, axis=axis, inplace=inplace, kind=kind)
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -178,6 +183,33 @@ class MultibodyModel(LieGroupModel):
     @property
     def error_dim(self) -> int:
         return 2 * self.nv
+
+    # ------------------------------------------------------------ base layout
+    #: Entries of a floating base's position (WORLD frame) and unit quaternion ``[qw, qx, qy, qz]`` in ``q`` (and ``x``).
+    base_position_slice, base_orientation_slice = BASE_POS, BASE_QUAT
+
+    @property
+    def joint_position_slice(self) -> slice:
+        """Entries of the joint positions in ``q`` (and ``x``): after the base's 7 for a floating base, all of ``q`` else."""
+        return slice(BASE_NQ if self.is_floating else 0, self.nq)
+
+    def base_position(self, x: Any) -> Any:
+        """A floating base's position (3,) in a configuration or state ``x`` (a numpy stack (K, n): (K, 3))."""
+        return _entries(x, BASE_POS)
+
+    def base_orientation(self, x: Any) -> Any:
+        """A floating base's unit quaternion ``[qw, qx, qy, qz]`` (4,) in a configuration or state ``x`` (a numpy stack (K, n): (K, 4))."""
+        return _entries(x, BASE_QUAT)
+
+    def joint_positions(self, x: Any) -> Any:
+        """The joint positions (nq - 7 for a floating base) in a configuration or state ``x`` (a numpy stack (K, n): (K, .))."""
+        return _entries(x, self.joint_position_slice)
+
+    def contact_parents(self) -> Tuple[int, ...]:
+        """The pinocchio joint that moves each contact point (kinematics body), in their order:
+        contacts with the same parent are on one rigid body."""
+        model = self.pin_model
+        return tuple(model.frames[model.getFrameId(b)].parentJoint for b in self.kinematics_bodies)
 
     def lie_state(self) -> LieState:
         """Layout ``[x, y, z, quat, rest]`` (floating) or a plain vector (fixed base).
@@ -453,7 +485,7 @@ class MultibodyModel(LieGroupModel):
         dx, dtau = self._call("forward_dynamics_deriv", x, tau, self._forces(forces, x), matrix=True)
         return dx, _times(dtau, input_map)
 
-    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None, tangent: bool = False) -> Any:
+    def dynamics(self, x: Any, tau: Any, t: Any = 0.0, forces: Any = None, tangent: bool = False, out: Optional[np.ndarray] = None) -> Any:
         """``xdot = [E(q) v; vdot]`` (nx,): a true time derivative of ``x``.
 
         The second argument is ``tau`` (nv,) or ``u`` (nu,) (told apart by
@@ -463,12 +495,14 @@ class MultibodyModel(LieGroupModel):
         state (``error_jacobian_T(x) @ xdot``), not a derivative of ``x``
         itself when the base is floating (its first block would have to be
         ``qdot = E(q) v``, nq entries), which is why it is not the default.
+        ``out``: a float array (nx,) (or (2 nv,) with ``tangent``) filled in
+        place and returned (RobotDynamics.jl's ``dynamics!``; numeric calls).
         """
         x = self._x(x)
         B.time_argument(t)
         if tangent:
-            return B.vcat([x[self.nq :], self.forward_dynamics(x, tau, forces)])
-        return self._call("dynamics", x, self._input(tau)[0], self._forces(forces, x))
+            return fill_out(B.vcat([x[self.nq :], self.forward_dynamics(x, tau, forces)]), out)
+        return fill_out(self._call("dynamics", x, self._input(tau)[0], self._forces(forces, x)), out)
 
     def dynamics_deriv(self, x: Any, tau: Any, forces: Any = None, tangent: bool = False) -> Tuple[Any, Any]:
         """``(d xdot/dx, d xdot/dtau)`` ((nx x nx), (nx x nv)); ``(nx x nu)`` ``d xdot/du`` for ``u``.
@@ -544,7 +578,7 @@ class MultibodyModel(LieGroupModel):
             return x - x0
         q0 = x0[BASE_QUAT]
         dp = quat_to_rot(q0).T @ (x[BASE_POS] - x0[BASE_POS])
-        dphi = quat_to_axis_angle(quat_mult(quat_conj(q0), x[BASE_QUAT]))
+        dphi = quat_error(x[BASE_QUAT], q0)
         return B.vcat([dp, dphi, x[BASE_NQ:] - x0[BASE_NQ:]])
 
     def apply_dx(self, x0: Any, dx: Any) -> Any:
@@ -662,6 +696,11 @@ def frame_names(pin_model: Any, bodies: Sequence[str], name: str = "kinematics_b
         hint = f" (close: {', '.join(close)})" if close else ""
         raise ValueError(f"{name}: {missing} are not frames of the model {pin_model.name!r}{hint}")
     return list(bodies)
+
+
+def _entries(x: Any, entries: slice) -> Any:
+    """``x[entries]`` of a vector (numpy or CasADi), ``x[..., entries]`` of a numpy stack of vectors."""
+    return x[..., entries] if isinstance(x, np.ndarray) else x[entries]
 
 
 def _times(matrix: Any, right: Optional[np.ndarray]) -> Any:

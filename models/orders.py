@@ -206,7 +206,9 @@ def change_order(
 
     For a matrix, ``axis`` selects the rows (0), the columns (1) or both
     (``None``; e.g. a Jacobian ``d f/d x`` of shape ``(nv, nx)``). A vector is
-    permuted along its only axis. ``nq``, ``nv``, ``nu`` are checked against the
+    permuted along its only axis, and so is a row ``(1, n)`` or a column
+    ``(n, 1)`` with ``axis=None`` (PinnZoo's adjoint vector): an axis of length
+    1 has only the identity permutation, so it is left as it is. ``nq``, ``nv``, ``nu`` are checked against the
     conversion. With ``out`` the result is written into that array (it may be
     ``value`` itself, for an in-place permutation) and returned.
     """
@@ -225,8 +227,9 @@ def change_order(
     elif arr.ndim == 2:
         if axis not in (None, 0, 1):
             raise ValueError(f"axis: expected 0 (rows), 1 (columns) or None (both), got {axis}")
-        rows = np.arange(arr.shape[0]) if axis == 1 else _axis_indices(conv, arr.shape[0], kind, "axis 0")
-        cols = np.arange(arr.shape[1]) if axis == 0 else _axis_indices(conv, arr.shape[1], kind, "axis 1")
+        keep = [axis == 1 or (axis is None and arr.shape[0] == 1 != arr.shape[1]), axis == 0 or (axis is None and arr.shape[1] == 1 != arr.shape[0])]
+        rows = np.arange(arr.shape[0]) if keep[0] else _axis_indices(conv, arr.shape[0], kind, "axis 0")
+        cols = np.arange(arr.shape[1]) if keep[1] else _axis_indices(conv, arr.shape[1], kind, "axis 1")
         result = arr[np.ix_(rows, cols)]
     else:
         raise ValueError(f"value: expected a vector or a matrix, got shape {arr.shape}")
@@ -236,6 +239,37 @@ def change_order(
         raise ValueError(f"out: expected an array of shape {result.shape}, got {getattr(out, 'shape', type(out))}")
     out[...] = result
     return out
+
+
+def change_orders(
+    conversions: Mapping[tuple[str, str], ConversionIndices],
+    values: Sequence[np.ndarray],
+    from_: str,
+    to: str,
+    nq: int,
+    nv: int,
+    nu: int,
+    axis: int | None = None,
+    inplace: bool = False,
+    kind: str | None = None,
+) -> list[np.ndarray]:
+    """:func:`change_order` applied to each of ``values`` (PinnZoo.jl's ``change_orders``).
+
+    With ``inplace`` each value is permuted in its own memory and the same
+    arrays are returned (PinnZoo.jl's ``change_orders!``): every value must
+    then be a writeable floating-point ``numpy.ndarray`` (``TypeError`` naming
+    its index otherwise), and all are checked before any is changed.
+    """
+    values = list(values)
+    if not inplace:
+        return [change_order(conversions, v, from_, to, nq, nv, nu, axis=axis, kind=kind) for v in values]
+    for i, v in enumerate(values):
+        if not isinstance(v, np.ndarray) or not np.issubdtype(v.dtype, np.floating) or not v.flags.writeable:
+            raise TypeError(f"values[{i}]: in-place reordering needs a writeable floating-point numpy array, got {type(v).__name__}")
+    results = [change_order(conversions, v, from_, to, nq, nv, nu, axis=axis, kind=kind) for v in values]
+    for v, r in zip(values, results):
+        v[...] = r
+    return values
 
 
 def _joint_names(model: pin.Model, first_joint: int) -> tuple[list[str], list[str]]:

@@ -27,6 +27,7 @@ equations (no ``mdot v`` or ``Jdot w`` terms), as in RobotDynamics.jl.
 from __future__ import annotations
 
 import inspect
+from abc import abstractmethod
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -159,6 +160,12 @@ class RigidBody(LieGroupModel):
         return _call_with_time(self.forces, x, u, t), _call_with_time(self.moments, x, u, t)
 
     # ------------------------------------------------------------ model API
+    @property
+    @abstractmethod
+    def control_dim(self) -> int:
+        """Length of the control ``u``: a subclass sets it (class attribute or property), so
+        ``RigidBody`` itself stays abstract."""
+
     def lie_state(self) -> LieState:
         return self._lie_state
 
@@ -176,10 +183,11 @@ class RigidBody(LieGroupModel):
             rdot, vdot = R @ v, R.T @ F / m - B.cross(w, v)
         return B.vcat([rdot, pdot, vdot, wdot])
 
-    def dynamics(self, x: Any, u: Any, t: Any = 0.0) -> Any:
+    def dynamics(self, x: Any, u: Any, t: Any = 0.0, out: Optional[np.ndarray] = None) -> Any:
+        """``xdot`` (``state_dim``,) of the equations in :mod:`models.rigid_body`; ``out`` as in :meth:`models.Model.dynamics`."""
         if not B.is_symbolic(x, u, t) and self.rotation is UnitQuaternion:
             check_unit_quaternion(B.vector(x, self.state_dim, "x")[self.gen_inds()["q"]], "x[3:7] (quaternion)")
-        return super().dynamics(x, u, t)
+        return super().dynamics(x, u, t, out=out)
 
     # --------------------------------------------------------------- helpers
     def gen_inds(self) -> Dict[str, slice]:

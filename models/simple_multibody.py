@@ -12,6 +12,7 @@ import numpy as np
 from lie import _backend as B
 
 from . import pinocchio_builders as build
+from .model import GRAVITY
 from .multibody_model import MultibodyModel
 
 
@@ -60,7 +61,7 @@ class MultibodyQuadrotor(MultibodyModel):
 
     def hover_control(self) -> np.ndarray:
         """Rotor commands balancing gravity: ``m g / (4 kf)`` each."""
-        return np.full(4, self.mass * 9.81 / (4 * self.kf))
+        return np.full(4, self.mass * GRAVITY / (4 * self.kf))
 
 
 def pendulum_multibody(mass: float = 1.0, length: float = 1.0) -> MultibodyModel:

@@ -37,23 +37,35 @@ forces (world frame) act there: ``M vdot + C = B u + J^T f``. Note that
 the time derivative of :meth:`kinematics` (the geometric contact point moves
 as the wheel rolls). ``kinematics="center"`` uses the wheel-center frames
 as plain kinematics bodies instead.
+
+Inverse kinematics takes what :meth:`WheeledBiped.kinematics` returns: by
+default its targets are the contact points with ``kinematics="contact"`` and
+the wheel centres with ``"center"`` (``targets=`` says otherwise). A contact
+point ``p`` gives the centre ``c = p + r u``, where ``u`` depends on the axle
+``a = Rot(q_base) Rx(hip) e_y`` only (the thigh, knee and wheel turn about
+that axle), so the centre and the leg's hip angle are found together: the
+fixed point of ``c = p + r u(a(hip(c)))`` with the analytic leg IK.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import casadi as ca
 import numpy as np
 import pinocchio as pin
 
 from lie import _backend as B
-from lie import skew
+from lie import quat_to_rot, skew
 
+from .leg_ik import leg_end_positions
 from .legged import LeggedRobot
+from .multibody_model import BASE_NQ, BASE_QUAT
 
 SIDES = ("left", "right")
 KINEMATICS = ("contact", "center")
+#: Fixed-point iterations of the contact-point inverse kinematics, and their tolerance on the wheel centres (m).
+CONTACT_IK_ITERATIONS, CONTACT_IK_TOL = 100, 1e-13
 #: Pinocchio's "no limit".
 UNLIMITED = np.finfo(float).max
 
@@ -168,6 +180,69 @@ class WheeledBiped(LeggedRobot):
         J = self.tree.frame_jacobian(q, wheel, "LOCAL_WORLD_ALIGNED")
         point = c - self.dims.wheel_radius * u
         return point, ca.horzcat(ca.cross(a, u), a, u), J[:3, :] + self.dims.wheel_radius * skew(u) @ J[3:, :]
+
+    # -------------------------------------------------- inverse kinematics
+    def inverse_kinematics(self, x: Any, leg_end_locs: Any, targets: Optional[str] = None) -> np.ndarray:
+        """Both analytic IK solutions of every leg (8 x 2) for WORLD targets, one per wheel (left, right).
+
+        ``targets``: ``"contact"`` (the wheels' ground contact points, what
+        :meth:`kinematics` returns with ``kinematics="contact"``) or
+        ``"center"`` (the wheel centres, the frames :attr:`leg_ends`);
+        default: what this model's :meth:`kinematics` returns, so
+        ``inverse_kinematics(x, kinematics(x))`` holds ``x``'s leg joints
+        among its columns. ``x``, ``leg_end_locs``, the rows and columns as in
+        :meth:`models.LeggedRobot.inverse_kinematics` (wheel rows: the current
+        wheel angles; ``NaN`` where unreachable). A contact target needs an
+        axle that is not vertical (``ValueError`` otherwise).
+        """
+        q = self._config_or_state(x)[: self.nq]
+        ends = leg_end_positions(leg_end_locs, len(self.legs), "leg_end_locs")
+        if self._targets(targets) == "center":
+            return self._leg_end_ik(q, ends)
+        return self._contact_ik(q, ends)
+
+    def nearest_ik(self, x: Any, leg_end_locs: Any, obey_limits: bool = True, targets: Optional[str] = None) -> np.ndarray:
+        """Joint angles (8,) reaching ``leg_end_locs`` (``targets`` as in :meth:`inverse_kinematics`) closest to ``x``'s joints.
+
+        As :meth:`models.LeggedRobot.nearest_ik`; the wheels keep their angles.
+        """
+        q = self._config_or_state(x)[: self.nq]
+        return self._nearest(q, self.inverse_kinematics(q, leg_end_locs, targets), obey_limits)
+
+    def _targets(self, targets: Optional[str]) -> str:
+        if targets is None:
+            return "contact" if self.contact_kinematics else "center"
+        if targets not in KINEMATICS:
+            raise ValueError(f"targets: expected one of {KINEMATICS} (wheel contact points or wheel centres), got {targets!r}")
+        return targets
+
+    def _contact_ik(self, q: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """IK solutions (8 x 2) putting the wheels' ground contact points at ``points`` (2, 3), world frame."""
+        R, r = quat_to_rot(q[BASE_QUAT]), self.dims.wheel_radius
+        hip_rows = [rows[0] for rows in self._leg_rows]  # each leg's abduction joint (about x)
+        out = np.full((self.nu, 2), np.nan)
+        for col in (0, 1):
+            hips = q[BASE_NQ + np.array(hip_rows)]
+            centers = None
+            for _ in range(CONTACT_IK_ITERATIONS):
+                new = points + r * np.array([self._center_direction(R, h, i) for i, h in enumerate(hips)])
+                sols = self._leg_end_ik(q, new)
+                converged = centers is not None and np.abs(new - centers).max() <= CONTACT_IK_TOL
+                centers, hips = new, sols[hip_rows, col]
+                if converged or np.isnan(hips).any():
+                    break
+            if converged:  # else unreachable (NaN hips) or no fixed point: the column stays NaN
+                out[:, col] = sols[:, col]
+        return out
+
+    def _center_direction(self, R: np.ndarray, hip: float, leg: int) -> np.ndarray:
+        """``u`` (3,): unit vector from a wheel's contact point to its centre, for base rotation ``R`` and hip angle ``hip``."""
+        axle = R @ np.array([0.0, np.cos(hip), np.sin(hip)])
+        u = np.array([0.0, 0.0, 1.0]) - axle[2] * axle
+        norm = np.linalg.norm(u)
+        if norm < 1e-9:
+            raise ValueError(f"leg_end_locs: the axle of wheel {self.wheels[leg]!r} is vertical, so its contact point does not fix its centre; pass wheel centres with targets='center'")
+        return u / norm
 
     def _kin(self, x: ca.SX) -> ca.SX:
         if not self.contact_kinematics:

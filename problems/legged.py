@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from models import Go1, Go2
+from models.formulation import Formulation
 from trajopt.legged import LeggedProblem, LeggedWeights, gait, jump
 
 from .registry import register
@@ -102,7 +103,7 @@ def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], fo
     crouch, flight, landing = knots
     schedule = jump(dt=dt, crouch_knots=crouch, flight_knots=flight, landing_knots=landing)
     if control_rate is None:
-        control_rate = 0.0 if formulation == "contact" else JUMP_CONTROL_RATE
+        control_rate = 0.0 if Formulation.parse(formulation).stance_is_parameter else JUMP_CONTROL_RATE
     weights = LeggedWeights(control_rate=control_rate)
     return LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
 

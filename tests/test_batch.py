@@ -30,7 +30,7 @@ import pyarrow.parquet as pq  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 import problems  # noqa: E402
-from trajopt import Solution, solve  # noqa: E402
+from trajopt import Solution, SolverSettings, solve  # noqa: E402
 from trajopt.batch import METRICS, ProblemRef, plot_metric, point_key, sweep  # noqa: E402
 from trajopt.batch import continuation, range_values, task  # noqa: E402
 from trajopt.batch.points import canonical_params, expand_grid  # noqa: E402
@@ -235,10 +235,11 @@ def test_a_warm_start_past_its_budget_falls_back_to_a_cold_start(client, tmp_pat
 def test_warm_budget_and_continuation_options():
     assert [task.warm_budget(n) for n in (0, 1, 10, 27)] == [1, 2, 15, 41]  # 1.5 x the chain's cold iterations, rounded up
     problem = problems.get("pendulum", N=21)
-    settings = task._continuation_settings(problem, {"options": {"max_iter": 30, "tol": 1e-9}}, budget=41)
-    assert settings["options"] == {**task.CONTINUATION_IPOPT_OPTIONS, "max_iter": 30, "tol": 1e-9}  # the user's smaller limit wins
-    assert task._continuation_settings(problem, {"solver": "sqp"}, budget=12)["options"] == {"max_iter": 12}  # no IPOPT options for sqp
-    assert task._continuation_settings(problem, {"solver": "sqp"}, budget=None)["options"] is None
+    settings = task._continuation_settings(problem, SolverSettings(options={"max_iter": 30, "tol": 1e-9}), budget=41)
+    assert settings.options == {**task.CONTINUATION_IPOPT_OPTIONS, "max_iter": 30, "tol": 1e-9}  # the user's smaller limit wins
+    assert task._continuation_settings(problem, SolverSettings(max_iter=20), budget=41).options["max_iter"] == 20  # the settings' cap counts too
+    assert task._continuation_settings(problem, SolverSettings(solver="sqp"), budget=12).options == {"max_iter": 12}  # no IPOPT options for sqp
+    assert task._continuation_settings(problem, SolverSettings(solver="sqp"), budget=None).options == {}
 
 
 @pytest.mark.slow

@@ -186,11 +186,11 @@ def test_contact_stage_derivatives_compile_to_the_numbers_of_the_virtual_machine
     from models.compiled import build_library
     from trajopt.nlp import NLP
     from trajopt.solvers.derivatives import stage_functions
-    from trajopt.solvers.registry import backend_choice
+    from trajopt.solvers import SolverSettings
 
     problem = problems.get("go1-trot", formulation="contact")
-    chosen = backend_choice(problem, compile=True)
-    stages = sorted(stage_functions(NLP(problem, chart=chosen["chart"]), chosen["hessian"]), key=lambda f: -f.n_instructions())
+    chosen = SolverSettings(compile=True).resolved(problem)
+    stages = sorted(stage_functions(NLP(problem, chart=chosen.chart), chosen.hessian), key=lambda f: -f.n_instructions())
     cases = [(next(f for f in stages if f.name().endswith(kind) and f.n_instructions() <= 110_000), CHUNK_STATEMENTS) for kind in ("_jac", "_lag_grad", "_g")]
     foot = next(f for f in stages if f.name() == "FL_foot_touchdown_at_rest_term_g")
     v, q = foot.sx_in()

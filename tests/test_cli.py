@@ -186,7 +186,7 @@ def test_overwrite_replaces_files(capsys, tmp_path):
         (["solve", "pendulum", "--plot", "pendulum.jpg"], "--plot: path: unknown extension '.jpg'"),
         (["solve", "quadrotor", "--animate", "q.gif", "--fps", "0"], "--fps: expected a positive frame rate, got 0.0"),
         (["solve", "pendulum", "--replay"], "--replay: only legged problems can be replayed"),
-        (["solve", "pendulum", "--print-level", "13"], "print_level: expected an int in 0..12"),
+        (["solve", "pendulum", "--print-level", "13"], "--print-level: expected an int in 0..12"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(capsys, tmp_path, monkeypatch, argv, message):

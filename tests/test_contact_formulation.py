@@ -229,8 +229,8 @@ def quadrotor(goal_components=None) -> Problem:
 def test_stagewise_backends_reach_ipopts_optimum_with_tangent_charts(backend):
     """Position and attitude goal (6 rows): fatrop and SQP+HPIPM match IPOPT on the same NLP."""
     problem = quadrotor(goal_components=range(6))
-    reference = IpoptSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True).solve()
-    sol = backend(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True).solve()
+    reference = IpoptSolver(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton", chart=True).solve()
+    sol = backend(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton", chart=True).solve()
     assert reference.success and sol.success, (reference.status, sol.status)
     assert abs(sol.objective - reference.objective) <= 1e-6 * reference.objective
     assert np.abs(sol.states[-1, :3] - [5, 0, 1]).max() <= 1e-8

@@ -183,6 +183,58 @@ def test_reexports_link_to_their_definitions():
     assert packages.definition(lie, "so3_exp") == "lie.so3.exp"
     assert packages.definition(trajopt, "EULER") == "trajopt.integrators.EULER"
     assert "so3_exp" in packages.exports(lie) and "Problem" in packages.exports(trajopt)
+    # documented at the shortest public path: trajopt.solve, not trajopt.solvers.solve
+    assert packages.public_paths()["trajopt.solvers.registry.solve"] == ("trajopt.solve", "trajopt.solvers.solve")
+    assert packages.canonical("trajopt.problem.Problem.add_cost") == "trajopt.Problem.add_cost"
+    assert packages.moved_members("trajopt.problem")["Problem"] == "trajopt.Problem"
+    import trajopt.plotting
+
+    assert "plot_solution" in packages.exports(trajopt.plotting)  # loaded on first use (PEP 562)
+
+
+def test_public_names_have_an_entry_at_their_public_path(site):
+    """Every public name of ``trajopt``, ``models`` and ``lie`` (their ``__all__``; ``lie``, which has
+    none, its re-exports) is in the site's objects.inv at the path users import it by
+    (``trajopt.Problem``, ``models.Quadrotor``, ``lie.RBState``), on its package's page; the
+    defining name (``trajopt.problem.Problem``) is an alias of that same entry; the page says where
+    the object is defined; and a second public path (``trajopt.solvers.solve``) is an entry too."""
+    from sphinx.util.inventory import InventoryFile
+
+    _, packages = _docs_extension()
+    import importlib
+
+    with open(site / "objects.inv", "rb") as f:
+        inventory = InventoryFile.load(f, "", lambda base, uri: uri)
+    entries = {name: item for kind, items in inventory.items() if kind.startswith("py:") for name, item in items.items()}
+    uri = lambda item: item.uri if hasattr(item, "uri") else item[2]  # noqa: E731 (sphinx < 8.2: a tuple)
+    missing, elsewhere, aliases = [], [], []
+    for package_name in ("trajopt", "models", "lie"):
+        package = importlib.import_module(package_name)
+        names = getattr(package, "__all__", None) or packages.listed_names(package)
+        for name in names:
+            public = f"{package_name}.{name}"
+            if public not in entries:
+                missing.append(public)
+                continue
+            if not uri(entries[public]).startswith(f"api/generated/{package_name}.html#"):
+                elsewhere.append(f"{public}: {uri(entries[public])}")
+            if name in packages.exports(package):
+                defined = packages.definition(package, name)
+                # (a name a subpackage defines and lists, trajopt.transcription.get_transcription, is its own short entry)
+                if defined in entries and defined not in packages.defined_as() and uri(entries[defined]) != uri(entries[public]):
+                    aliases.append(f"{defined}: {uri(entries[defined])}")
+    assert not missing, f"public names without an entry at their public path: {missing}"
+    assert not elsewhere, f"public names documented on another page: {elsewhere}"
+    assert not aliases, f"defining names that do not lead to the public entry: {aliases}"
+    for public, defined in (("trajopt.Problem", "trajopt.problem.Problem"), ("trajopt.solve", "trajopt.solvers.registry.solve"),
+                            ("trajopt.EULER", "trajopt.integrators.EULER"), ("models.Quadrotor", "models.quadrotor.Quadrotor")):
+        assert uri(entries[defined]) == uri(entries[public]), defined
+    assert uri(entries["trajopt.Problem.add_cost"]).endswith("#trajopt.Problem.add_cost")
+    assert uri(entries["lie.RBState"]).endswith("lie.html#lie.RBState")
+    assert uri(entries["trajopt.solvers.solve"]).startswith("api/generated/trajopt.solvers.html#")
+    page = (site / "api" / "generated" / "trajopt.html").read_text()
+    assert 'id="trajopt.Problem"' in page and "Defined in" in page and 'href="trajopt.problem.html#module-trajopt.problem"' in page
+    assert 'href="trajopt.html#trajopt.Problem"' in (site / "api" / "generated" / "trajopt.problem.html").read_text()
 
 
 def test_coverage_check_lists_every_public_object():

@@ -55,7 +55,7 @@ def test_fatrop_reaches_the_ipopt_optimum(name: str) -> None:
 
 def test_path_rows_are_reordered_behind_each_gap() -> None:
     problem = cartpole_on_a_track()
-    solver = FatropSolver(problem, "multiple_shooting")
+    solver = FatropSolver(problem, transcription="multiple_shooting")
     layout, N = solver.layout, problem.N
     assert layout.K == N - 1
     assert layout.nx == [4] * N and layout.nu == [1] * (N - 1) + [0]
@@ -66,19 +66,19 @@ def test_path_rows_are_reordered_behind_each_gap() -> None:
     assert all(gap[stage == k][:4].all() and not gap[stage == k][4:].any() for k in range(N - 1))
     sol = solver.solve()
     assert np.sum(np.abs(sol.states[:, 0]) > 1.0 - 1e-6) >= 2  # the track binds
-    assert_same_optimum(sol, IpoptSolver(problem, "multiple_shooting").solve())
+    assert_same_optimum(sol, IpoptSolver(problem, transcription="multiple_shooting").solve())
 
 
 def test_derivatives_by_casadi_reach_the_same_optimum() -> None:
     problem = problems.get("pendulum")
-    assert_same_optimum(FatropSolver(problem, "multiple_shooting", derivatives="casadi").solve(), solve(problem, "multiple_shooting"))
+    assert_same_optimum(FatropSolver(problem, transcription="multiple_shooting", derivatives="casadi").solve(), solve(problem, "multiple_shooting"))
 
 
 @needs_compiler
 def test_compiled_functions_give_the_same_solve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRAJOPT_CACHE", str(tmp_path))
     problem = problems.get("cartpole")
-    vm, fast = FatropSolver(problem, "multiple_shooting").solve(), FatropSolver(problem, "multiple_shooting", compile=True).solve()
+    vm, fast = FatropSolver(problem, transcription="multiple_shooting").solve(), FatropSolver(problem, transcription="multiple_shooting", compile=True).solve()
     assert fast.success and fast.iterations == vm.iterations
     assert_close(fast.primal, vm.primal, 1e-12)
     assert_close(fast.lam_g, vm.lam_g, 1e-10)
@@ -86,7 +86,7 @@ def test_compiled_functions_give_the_same_solve(tmp_path: Path, monkeypatch: pyt
 
 def test_a_stopped_solve_reports_fatrops_flag_and_the_last_iterate() -> None:
     problem = problems.get("cartpole")
-    sol = FatropSolver(problem, "multiple_shooting", options={"max_iter": 3}).solve()
+    sol = FatropSolver(problem, transcription="multiple_shooting", options={"max_iter": 3}).solve()
     assert not sol.success and sol.status == "MaxIterExceeded"
     assert sol.states.shape == (problem.N, 4) and np.isfinite(sol.primal).all()
     assert sol.max_violation > SAME
@@ -133,5 +133,5 @@ def test_problems_fatrop_cannot_take_raise_a_clear_error(problem, transcription:
 
 
 def test_unknown_solver_is_refused() -> None:
-    with pytest.raises(ValueError, match="solver: expected one of ipopt, fatrop, sqp, got 'snopt'"):
+    with pytest.raises(ValueError, match="solver: expected one of ipopt, fatrop, sqp, rti, got 'snopt'"):
         solve(problems.get("pendulum"), solver="snopt")

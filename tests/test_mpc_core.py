@@ -51,7 +51,7 @@ def written_out_riccati(A, B, Q, R):
 
 def cartpole_linearization(X, U, N, tf=2.5):
     problem = problems.get("cartpole", N=N, tf=tf)
-    solver = SqpSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton")
+    solver = SqpSolver(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton")
     jac, hess = solver.linearization(solver.nlp.pack(X, U))
     return problem, solver, jac, hess
 
@@ -210,7 +210,7 @@ def test_real_time_iteration_step_solves_its_regularized_kkt_system(regularizati
     from trajopt.solvers.rti import RtiSolver
 
     model, target, problem, _ = quadrotor_mpc()
-    solver = RtiSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": regularization, "hpipm": TIGHT_HPIPM})
+    solver = RtiSolver(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": regularization, "hpipm": TIGHT_HPIPM})
     nlp = solver.nlp
     rng = np.random.default_rng(3)
     states = np.repeat(target[None], problem.N, axis=0)
@@ -244,7 +244,7 @@ def test_real_time_iteration_refuses_a_bad_regularization():
     model, target, problem, _ = quadrotor_mpc()
     for bad in (-1.0, float("nan"), "big", True):
         with pytest.raises(ValueError, match="regularization"):
-            RtiSolver(problem, "multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": bad})
+            RtiSolver(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"regularization": bad})
 
 
 def test_gains_computed_beside_the_qp_are_those_of_the_steps_linearization():

@@ -135,7 +135,7 @@ def test_bad_solve_input():
 
 def test_one_built_solver_solves_new_data():
     problem = problems.get("pendulum")
-    solver = IpoptSolver(problem, "hermite_simpson")
+    solver = IpoptSolver(problem, transcription="hermite_simpson")
     first = solver.solve()
     problem.bound_controls(-4.5, 4.5)  # bounds are read at each solve
     second = solver.solve()

@@ -73,9 +73,25 @@ def test_top_level_holds_no_backend_module():
 def test_public_imports_are_the_seams_objects():
     from trajopt import solvers
 
-    for name in ("solve", "NlpSolver", "IpoptSolver", "FatropSolver", "SqpSolver", "SOLVERS", "SolveInterrupted", "DEFAULT_IPOPT_OPTIONS", "WARM_START_OPTIONS"):
+    for name in ("solve", "NlpSolver", "IpoptSolver", "FatropSolver", "SqpSolver", "RtiSolver", "SOLVERS", "SolveInterrupted", "SolverSettings", "DEFAULT_IPOPT_OPTIONS", "WARM_START_OPTIONS"):
         assert getattr(trajopt, name) is getattr(solvers, name)
-    assert set(solvers.SOLVERS) == {"ipopt", "fatrop", "sqp"}
+    assert set(solvers.SOLVERS) == {"ipopt", "fatrop", "sqp", "rti"}
+
+
+def test_no_module_outside_the_solvers_tests_a_backend_type():
+    """Code outside trajopt/solvers asks a backend what it can do (its capability attributes), never its type."""
+    from trajopt import solvers
+
+    backends = {cls.__name__ for cls in solvers.SOLVERS.values()} | {"NlpSolver"}
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if "solvers" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "issubclass") and len(node.args) == 2:
+                named = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)} | {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+                found += [f"{path.relative_to(PACKAGE)}:{node.lineno}" for _ in named & backends]
+    assert not found, f"type tests on backend classes: {found}"
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))

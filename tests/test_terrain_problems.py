@@ -230,14 +230,15 @@ def test_viewer_draws_the_terrain_in_chromium(tmp_path):
         shutil.copy(tmp_path / "stairs.png", keep)
 
 
-def test_readme_terrain_snippet_builds_the_stairs_problem():
+def test_terrain_guide_snippet_builds_the_stairs_problem():
     import re
     from pathlib import Path
 
-    blocks = re.findall(r"```python\n(.*?)```", (Path(__file__).resolve().parents[1] / "README.md").read_text(), flags=re.S)
+    guide = Path(__file__).resolve().parents[1] / "docs" / "guide" / "terrain.md"
+    blocks = re.findall(r"```python\n(.*?)```", guide.read_text(), flags=re.S)
     snippet = next(b for b in blocks if "terrain.stairs" in b)
     namespace: dict = {}
-    exec(compile(snippet, "README.md", "exec"), namespace)
+    exec(compile(snippet, str(guide), "exec"), namespace)
     problem = namespace["problem"]
     assert problem.terrain_plan is not None
     assert {st.region.name for st in problem.terrain_plan.stances} >= {"floor", "step 1", "step 2"}

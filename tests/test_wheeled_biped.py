@@ -128,7 +128,7 @@ def test_inverse_kinematics_recovers_sampled_legs(biped):
         x[[8, 12]] = rng.uniform(-1.0, 1.0, 2)  # thighs: wheels below the hips, leg_ik's preferred hip branch
         num.update_kinematics(x[:15])
         centers = np.array([num.frame_placement(num.frame_id(c))[:3, 3] for c in biped.wheel_centers])
-        sols = biped.inverse_kinematics(x, centers)
+        sols = biped.inverse_kinematics(x, centers, targets="center")
         assert sols.shape == (8, 2) and not np.isnan(sols).any()
         assert_close(sols[[3, 7]], np.tile(x[[10, 14]], (2, 1)).T, 0.0, "wheel rows keep the wheel angles")
         for col in range(2):  # both solutions put the wheel centers back
@@ -137,17 +137,17 @@ def test_inverse_kinematics_recovers_sampled_legs(biped):
             num.update_kinematics(q)
             for c, target in zip(biped.wheel_centers, centers):
                 assert np.linalg.norm(num.frame_placement(num.frame_id(c))[:3, 3] - target) < FK_TOL
-        nearest = biped.nearest_ik(x, centers)  # the knee limits admit the sampled solution only
+        nearest = biped.nearest_ik(x, centers, targets="center")  # the knee limits admit the sampled solution only
         assert_close(nearest, x[7:15], 1e-9, "nearest_ik recovers the sampled joints")
 
 
 def test_unreachable_wheel_gives_nan_and_nearest_ik_raises(biped):
     x = biped.init_state()
     far = np.array([[0.0, 0.22, -2.0], [0.0, -0.22, 0.08]])
-    sols = biped.inverse_kinematics(x, far)
+    sols = biped.inverse_kinematics(x, far, targets="center")
     assert np.isnan(sols[:3]).all() and not np.isnan(sols[3:]).any()
     with pytest.raises(ValueError, match="leg 0"):
-        biped.nearest_ik(x, far)
+        biped.nearest_ik(x, far, targets="center")
     with pytest.raises(ValueError, match=r"leg_end_locs: expected shape \(2, 3\)"):
         biped.inverse_kinematics(x, np.zeros(5))
 

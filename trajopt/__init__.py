@@ -17,7 +17,7 @@ from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, I
 from .nlp import NLP
 from .problem import FreeTime, Problem
 from .solution import Solution
-from .solvers import DEFAULT_IPOPT_OPTIONS, SOLVERS, WARM_START_OPTIONS, FatropSolver, IpoptSolver, NlpSolver, SolveInterrupted, SqpSolver, solve
+from .solvers import DEFAULT_IPOPT_OPTIONS, SOLVERS, WARM_START_OPTIONS, FatropSolver, IpoptSolver, NlpSolver, RtiSolver, SolveInterrupted, SolverSettings, SqpSolver, solve
 from .transcription import HermiteSimpson, MultipleShooting, Transcription, Trapezoidal, get_transcription
 from ._moved_modules import install_moved_modules
 
@@ -48,10 +48,12 @@ __all__ = [
     "QuadraticTerminalCost",
     "RK3",
     "RK4",
+    "RtiSolver",
     "RunningCost",
     "SOLVERS",
     "Solution",
     "SolveInterrupted",
+    "SolverSettings",
     "SqpSolver",
     "TerminalCost",
     "Transcription",

@@ -90,7 +90,7 @@ def trajectory_table(solution: Any, order: str = "nominal", dt: Optional[float] 
     if order == "mujoco" and robot.is_floating:
         nq = robot.nq
         for row in states:
-            row[nq : nq + 3] = quat_to_rot(row[3:7]) @ row[nq : nq + 3]
+            row[nq : nq + 3] = quat_to_rot(robot.base_orientation(row)) @ row[nq : nq + 3]  # MuJoCo keeps the base where the nominal order has it
         vel_names[:3] = [f"{name}_world" for name in vel_names[:3]]
     columns = ["t"] + [f"q:{n}" for n in vector_order.config_names] + [f"v:{n}" for n in vel_names] + [f"tau:{n}" for n in vector_order.torque_names]
     blocks = [times[:, None], states, torques]

@@ -33,8 +33,8 @@ class RowBlock:
     ``kind``: "norm", "constraint", "midpoint" (a constraint at interior
     collocation points), "interval" (an interval constraint), "defect" or
     "residual"; ``rows`` per column; ``stages`` (K,) the knot (or interval
-    start) of each column; ``constraint`` indexes ``NLP.constraints`` (or
-    ``NLP.interval_constraints`` for "interval") and ``point`` the
+    start) of each column; ``constraint`` indexes ``NLP.constraints`` (for
+    "constraint", "midpoint" and "interval") and ``point`` the
     transcription's interior point (for "constraint" and "midpoint").
     """
 

@@ -99,9 +99,9 @@ class NLP:
         self._plain = plain_coordinates(model) if self.chart else None
         self.chart_centres = normalize_quaternions(model, problem.initial_guess()[0]) if self.chart else None
         self.nz = self.transcription.interval_size(problem.model)
-        self.constraints = problem.resolved_constraints()
-        self.interval_constraints = problem.resolved_interval_constraints()
-        self.interval_functions = [sampled_function(c, model, self.transcription) for c in self.interval_constraints]
+        self.constraints = self._resolved_constraints()
+        #: the sampled rows of each constraint over intervals (:func:`~trajopt.interval_constraints.sampled_function`; ``None`` at knots)
+        self.interval_functions = [sampled_function(c, model, self.transcription) if c.over_intervals else None for c in self.constraints]
         self.interior_points = len(self.transcription.interval_points(model))
         self._running = [c for c in problem.costs if not c.terminal]
         self._terminal = [c for c in problem.costs if c.terminal]
@@ -141,7 +141,8 @@ class NLP:
         self.w = ca.MX.sym("w", wl.size)
 
     def _layout_parameters(self) -> None:
-        """Parameter vector ``p``: fixed tf, running-cost parameters (knots, midpoints), terminal, constraints."""
+        """Parameter vector ``p``: fixed tf, running-cost parameters (knots, midpoints), terminal, the constraints at
+        knots (then at their midpoints), dynamics, chart centres, the constraints over intervals."""
         prob, model = self.problem, self.problem.model
         N, nx, nu = prob.N, prob.nx, prob.nu
         run_funcs = [c.function(model) for c in self._running]
@@ -155,12 +156,17 @@ class NLP:
         self.idx_p_tf = None if prob.free_time else pl.take(1)
         self.idx_p_run, self.idx_p_mid = pl.take(npr * N).reshape(N, npr), pl.take(npr * (N - 1)).reshape(N - 1, npr)
         self.idx_p_term = pl.take(sum(term_dims))
-        self.idx_p_con = [pl.take(c.params.size).reshape(c.params.shape) for c in self.constraints]
+
+        def take(c: Any) -> np.ndarray:
+            return pl.take(c.params.size).reshape(c.params.shape)
+
+        at_knots = {i: take(c) for i, c in enumerate(self.constraints) if not c.over_intervals}
         mid_params = [c.midpoint_data()[3] for c in self.constraints]
         self.idx_p_con_mid = [pl.take(m.size).reshape(m.shape) for m in mid_params]
         self.idx_p_dyn = pl.take(N * model.dynamics_param_dim).reshape(N, model.dynamics_param_dim)
         self.idx_p_chart = pl.take(N * nx).reshape(N, nx) if self.chart else np.zeros((N, 0), dtype=int)
-        self.idx_p_icon = [pl.take(c.params.size).reshape(c.params.shape) for c in self.interval_constraints]
+        #: each constraint's parameters (K, np) in ``p``
+        self.idx_p_con = [at_knots[i] if i in at_knots else take(c) for i, c in enumerate(self.constraints)]
         self.p = ca.MX.sym("p", pl.size)
 
     def _stage_functions(self) -> List[Tuple[ca.MX, RowBlock]]:
@@ -200,16 +206,17 @@ class NLP:
             blocks.append((norm.map(len(self.norm_knots))(X[:, self.norm_knots.tolist()]), RowBlock("norm", norm.size1_out(0), self.norm_knots)))
         points = self.transcription.interval_points(model)
         for i, (c, idx, idx_mid) in enumerate(zip(self.constraints, self.idx_p_con, self.idx_p_con_mid)):
-            K = c.knots.tolist()
-            blocks.append((c.function.map(len(K))(X[:, K], U[:, K], columns(p, idx)), RowBlock("constraint", c.size, c.knots, i)))
+            K = c.stages.tolist()
+            if c.over_intervals:
+                fn, K1 = self.interval_functions[i], (c.stages + 1).tolist()
+                rows = fn.map(len(K))(X[:, K], U[:, K], Z[:, K], X[:, K1], U[:, K1], T[:, K], h, D[:, K], D[:, K1], columns(p, idx))
+                blocks.append((rows, RowBlock("interval", fn.size1_out(0), c.stages, i)))
+                continue
+            blocks.append((c.function.map(len(K))(X[:, K], U[:, K], columns(p, idx)), RowBlock("constraint", c.size, c.stages, i)))
             intervals = c.midpoint_data()[0]
             for j, (xs, us) in enumerate(points if intervals.size else []):
                 Zi = Z[:, intervals.tolist()]
                 blocks.append((c.function.map(len(intervals))(Zi[xs, :], Zi[us, :], columns(p, idx_mid)), RowBlock("midpoint", c.size, intervals, i, j)))
-        for i, (c, fn, idx) in enumerate(zip(self.interval_constraints, self.interval_functions, self.idx_p_icon)):
-            K, K1 = c.intervals.tolist(), (c.intervals + 1).tolist()
-            rows = fn.map(len(K))(X[:, K], U[:, K], Z[:, K], X[:, K1], U[:, K1], T[:, K], h, D[:, K], D[:, K1], columns(p, idx))
-            blocks.append((rows, RowBlock("interval", fn.size1_out(0), c.intervals, i)))
         blocks.append((out["defect"], RowBlock("defect", out["defect"].shape[0], np.arange(N - 1))))
         blocks.append((out["residual"], RowBlock("residual", out["residual"].shape[0], np.arange(N - 1))))
         return blocks
@@ -263,8 +270,6 @@ class NLP:
             p[self.idx_p_term] = np.hstack([c.params(model, prob.N).ravel() for c in self._terminal])
         for c, idx, idx_mid in zip(constraints, self.idx_p_con, self.idx_p_con_mid):
             p[idx], p[idx_mid] = c.params, c.midpoint_data()[3]
-        for c, idx in zip(self._current_interval_constraints(), self.idx_p_icon):
-            p[idx] = c.params
         p[self.idx_p_dyn] = prob.dynamics_params
         if self.chart:
             p[self.idx_p_chart] = self.chart_centres
@@ -291,17 +296,12 @@ class NLP:
     def bounds_g(self) -> Tuple[np.ndarray, np.ndarray]:
         """Constraint bounds ``(lbg, ubg)`` in stage order (equalities are 0 = 0)."""
         constraints = self._current_constraints()
-        interval_constraints = self._current_interval_constraints() if self.interval_constraints else []
         lo, hi = [np.zeros(0)], [np.zeros(0)]
         for b in self.blocks:
-            if b.kind == "interval":
-                lower, upper = interval_constraints[b.constraint].bounds(self.interior_points)
+            if b.kind in ("constraint", "interval"):
+                lower, upper = constraints[b.constraint].bounds(self.interior_points)
                 lo.append(lower.ravel())
                 hi.append(upper.ravel())
-            elif b.kind == "constraint":
-                c = constraints[b.constraint]
-                lo.append(c.lower.ravel())
-                hi.append(c.upper.ravel())
             elif b.kind == "midpoint":
                 _, lower, upper, _ = constraints[b.constraint].midpoint_data()
                 lo.append(lower.ravel())
@@ -311,30 +311,20 @@ class NLP:
                 hi.append(np.zeros(b.rows * b.K))
         return np.concatenate(lo)[self.perm], np.concatenate(hi)[self.perm]
 
+    def _resolved_constraints(self) -> list:
+        """The problem's constraints resolved now, in the order of their rows at a stage: those at knots,
+        then those over intervals (each in the order added)."""
+        return sorted(self.problem.resolved_constraints(), key=lambda c: c.over_intervals)
+
     def _current_constraints(self) -> list:
         """The problem's constraints resolved now (bounds and parameters may have changed since the build).
 
         Raises ``ValueError`` if the problem changed structure (horizon, free
-        time, free x0, costs, constraint knots or sizes) since the build.
+        time, free x0, costs, constraint placements or sizes) since the build.
         """
-        current = self.problem.resolved_constraints()
-        same = self._structure() == self._signature and len(current) == len(self.constraints) and all(
-            a.knots.tolist() == b.knots.tolist() and a.size == b.size and a.params.shape == b.params.shape and a.midpoints == b.midpoints
-            for a, b in zip(current, self.constraints)
-        )
-        if not same:
+        current = self._resolved_constraints()
+        if self._structure() != self._signature or [c.structure() for c in current] != [c.structure() for c in self.constraints]:
             raise ValueError("problem: its structure changed since this NLP was built; build a new solver")
-        return current
-
-    def _current_interval_constraints(self) -> list:
-        """The problem's interval constraints resolved now; ``ValueError`` if their structure changed since the build."""
-        current = self.problem.resolved_interval_constraints()
-        same = len(current) == len(self.interval_constraints) and all(
-            a.intervals.tolist() == b.intervals.tolist() and a.size == b.size and a.params.shape == b.params.shape and a.fractions == b.fractions and a.midpoints == b.midpoints
-            for a, b in zip(current, self.interval_constraints)
-        )
-        if not same:
-            raise ValueError("problem: its interval constraints changed structure since this NLP was built; build a new solver")
         return current
 
     def pack(self, states: np.ndarray, controls: np.ndarray, intervals: np.ndarray | None = None, tf: float | None = None) -> np.ndarray:

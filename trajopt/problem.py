@@ -24,7 +24,6 @@ import numpy as np
 from lie import _backend as B
 
 from .constraints import Constraint, GoalConstraint, ResolvedConstraint
-from .interval_constraints import IntervalConstraint, ResolvedIntervalConstraint
 from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
 from .manifold import check_states, interpolate_states, normalize_quaternions
@@ -50,7 +49,7 @@ class Problem:
     costs added with :meth:`add_cost` (running costs integrated over
     ``[0, tf]``, terminal costs at ``tf``) subject to the model's dynamics
     ``xdot = f(x, u, t)``, ``x(0) = x0`` when ``x0`` is given, the
-    constraints added with :meth:`add_constraint` at their knots, and the
+    constraints added with :meth:`add_constraint` at their knots or over their intervals, and the
     per-knot state and control bounds (:meth:`bound_states`,
     :meth:`bound_controls`; the model's ``control_bounds()`` by default).
     Every call that adds data checks it at once and raises ``ValueError``
@@ -102,8 +101,8 @@ class Problem:
         self.nx, self.nu = model.state_dim, model.control_dim
         self._x0 = None if x0 is None else self._check_state(x0, "x0")
         self.costs: List[Cost] = []
+        #: every constraint, at knots or over intervals (its :class:`~trajopt.constraints.Placement`), in the order added
         self.constraints: List[Constraint] = []
-        self.interval_constraints: List[IntervalConstraint] = []
         lb, ub = model.control_bounds()
         self.state_lower = np.full((self.N, self.nx), -np.inf)
         self.state_upper = np.full((self.N, self.nx), np.inf)
@@ -194,28 +193,23 @@ class Problem:
         return self
 
     def add_constraint(self, constraint: Constraint) -> "Problem":
-        """Add a :class:`trajopt.constraints.Constraint` (validated now). Returns ``self``."""
+        """Add a :class:`trajopt.constraints.Constraint`, at knots or over intervals (validated now). Returns ``self``."""
         if not isinstance(constraint, Constraint):
             raise ValueError(f"constraint: expected a trajopt.constraints.Constraint, got {type(constraint).__name__}")
         constraint.resolve(self.model, self.N)
         self.constraints.append(constraint)
         return self
 
+    def add_interval_constraint(self, constraint: Constraint) -> "Problem":
+        """Add a constraint placed over intervals, a :class:`trajopt.interval_constraints.IntervalConstraint`
+        (validated now): :meth:`add_constraint`, for that placement only. Returns ``self``."""
+        if not isinstance(constraint, Constraint) or not constraint.placement.over_intervals:
+            raise ValueError(f"constraint: expected a trajopt.IntervalConstraint, got {type(constraint).__name__}")
+        return self.add_constraint(constraint)
+
     def resolved_constraints(self) -> List[ResolvedConstraint]:
         """Every constraint with its numeric data for this horizon, in the order added."""
         return [c.resolve(self.model, self.N) for c in self.constraints]
-
-    def add_interval_constraint(self, constraint: IntervalConstraint) -> "Problem":
-        """Add a :class:`trajopt.interval_constraints.IntervalConstraint` (validated now). Returns ``self``."""
-        if not isinstance(constraint, IntervalConstraint):
-            raise ValueError(f"constraint: expected a trajopt.IntervalConstraint, got {type(constraint).__name__}")
-        constraint.resolve(self.model, self.N)
-        self.interval_constraints.append(constraint)
-        return self
-
-    def resolved_interval_constraints(self) -> List[ResolvedIntervalConstraint]:
-        """Every interval constraint with its numeric data for this horizon, in the order added."""
-        return [c.resolve(self.model, self.N) for c in self.interval_constraints]
 
     def _bound(self, lo: np.ndarray, hi: np.ndarray, lower: Any, upper: Any, knots: Any, name: str) -> None:
         ks = resolve_knots(knots, self.N, f"{name} knots")
@@ -277,9 +271,8 @@ class Problem:
         state, time and dynamics parameters, within the problem's control bounds
         (hover thrust, gravity-compensating torques; the smallest accelerations
         an underactuated model can reach). Zero controls would start a model
-        with gravity in free fall: the README's quadrotor took 210 IPOPT
-        iterations from them and stopped at a worse optimum (J = 0.440), 9 from
-        hover thrust (J = 0.194).
+        with gravity in free fall, which costs iterations and can end at a
+        worse optimum (docs/design/solvers.md).
         """
         X = self._guess_states
         if X is None:

@@ -22,9 +22,8 @@ solution (from the nearest successful ancestor if the parent failed); the
 sweep submits every point whose parent is done, so the parallelism grows
 from ``seeds`` to the width of the forest. Each step of Prim's algorithm
 costs O(n d), so the plan costs O(n^2 d) for n points in d normalized
-dimensions (measured on a 2-parameter grid: 0.04 s for 1024 points, 2.1 s
-for 10,000, 18 s for 30,000, so ~3 min for 100k), in O(n d) memory (the
-roots' k-means steps assign points with a k-d tree).
+dimensions, in O(n d) memory (the roots' k-means steps assign points with a
+k-d tree). Design notes, with the plan's times: docs/design/sweeps.md.
 """
 from __future__ import annotations
 

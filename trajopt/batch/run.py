@@ -51,8 +51,9 @@ import pyarrow as pa
 
 from ..atomic_file import atomic_output
 from ..extras import require_extra
-from ..solvers import solver_class
-from ..solvers.derivatives import HESSIANS, available_cores
+from ..solvers import SolverSettings, solver_class
+from ..solvers.derivatives import available_cores
+from ..solvers.settings import settings_with
 
 try:
     import fcntl
@@ -111,25 +112,18 @@ class SweepResult:
         return summary(self.table(), self.stats)
 
 
-def _settings(
-    transcription: Optional[str], solver: Optional[str], options: Optional[Dict[str, Any]], compile: Optional[bool], threads: int,
-    chart: Optional[bool] = None, hessian: Optional[str] = None,
-) -> Dict[str, Any]:  # fmt: skip
-    """Keyword arguments of :func:`trajopt.solve` (only those given), checked before any worker starts."""
-    if transcription is not None:
-        transcription = get_transcription(transcription).name
-    if options is not None and not isinstance(options, dict):
-        raise ValueError(f"options: expected a dict of solver options, got {type(options).__name__}")
-    if solver is not None:
-        solver_class(solver).check_options(options, None)
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads: expected an int >= 1, got {threads!r}")
-    if chart is not None and not isinstance(chart, bool):
-        raise ValueError(f"chart: expected a bool or None, got {chart!r}")
-    if hessian is not None and hessian not in HESSIANS:
-        raise ValueError(f"hessian: expected one of {', '.join(HESSIANS)}, got {hessian!r}")
-    given = {"transcription": transcription, "solver": solver, "options": options, "compile": compile, "chart": chart, "hessian": hessian}
-    return {**{k: v for k, v in given.items() if v is not None}, "threads": threads}
+#: The settings a sweep's folder records (a rerun with others is refused: :func:`_check_manifest`).
+MANIFEST_SETTINGS = ("transcription", "solver", "max_iter", "tol", "options", "chart", "hessian")
+
+
+def _settings(settings: Optional[SolverSettings], overrides: Mapping[str, Any]) -> SolverSettings:
+    """The sweep's solve settings (one thread per solve unless given), the backend's options checked before any worker starts."""
+    chosen = settings_with(settings, overrides)
+    if chosen.transcription is not None:
+        chosen = chosen.replace(transcription=get_transcription(chosen.transcription).name)
+    if chosen.solver is not None:
+        solver_class(chosen.solver).check_options(chosen.options, None)
+    return chosen if chosen.threads is not None else chosen.replace(threads=1)
 
 
 def _check_manifest(out: Path, manifest: Dict[str, Any]) -> None:
@@ -206,16 +200,11 @@ def sweep(
     warm_start: Optional[str] = "nearest",
     retries: int = 2,
     params: Optional[Mapping[str, Any]] = None,
-    transcription: Optional[str] = None,
-    solver: Optional[str] = None,
-    options: Optional[Dict[str, Any]] = None,
-    compile: Optional[bool] = None,
-    threads: int = 1,
-    chart: Optional[bool] = None,
-    hessian: Optional[str] = None,
+    settings: Optional[SolverSettings] = None,
     seeds: Optional[int] = None,
     n_workers: Optional[int] = None,
     progress: Optional[TextIO] = None,
+    **overrides: Any,
 ) -> SweepResult:
     """Solve ``problem`` at every point of ``grid`` on Dask workers; results in ``out`` (:mod:`trajopt.batch`).
 
@@ -239,11 +228,13 @@ def sweep(
         Retries of a task that raises or whose worker dies (module docstring).
     params:
         Parameters fixed for every point.
-    transcription, solver, options, compile, chart, hessian:
-        As :func:`trajopt.solve` (``None``: the problem's defaults).
-    threads:
-        Threads of each solve's stage maps; 1 by default, Dask running one task per
-        worker thread (a solve with more threads would compete with the other workers' solves).
+    settings, overrides:
+        How each point is solved: a :class:`~trajopt.SolverSettings` with ``overrides`` (its
+        field names: ``transcription``, ``solver``, ``options``, ``max_iter``, ``compile``,
+        ``chart``, ``hessian``, ...), as :func:`trajopt.solve` takes them (``None``: the
+        problem's defaults). ``threads`` of each solve's stage maps is 1 unless given, Dask
+        running one task per worker thread (a solve with more threads would compete with the
+        other workers' solves).
     progress:
         A stream for the progress line (``sys.stderr``), or ``None``.
     """
@@ -252,7 +243,7 @@ def sweep(
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries: expected an int >= 0, got {retries!r}")
     ref = ProblemRef.resolve(problem)
-    settings = _settings(transcription, solver, options, compile, threads, chart, hessian)
+    settings = _settings(settings, overrides)
     raw_points, keys = expand_grid(grid, params)
     points = [canonical_params(ref, p) for p in raw_points]
     hashes = [point_key(ref, p) for p in points]
@@ -266,7 +257,7 @@ def sweep(
     _check_cluster(client, n_workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.items() if k in ("transcription", "solver", "options", "chart", "hessian")}}
+    manifest = {"format": MANIFEST_FORMAT, "problem": ref.name, "solve": {k: v for k, v in settings.given().items() if k in MANIFEST_SETTINGS}}
     start = time.perf_counter()
     with _locked(out):
         _check_manifest(out, manifest)
@@ -302,7 +293,7 @@ def _cluster_text(client: Union[None, str, Client], n_workers: Optional[int]) ->
 class _Runner:
     """One run of a sweep over a connected client (the scheduling loop of the module docstring)."""
 
-    def __init__(self, client: Client, ref: ProblemRef, settings: Dict[str, Any], points: List[Dict[str, Any]], keys: List[str], hashes: List[str],
+    def __init__(self, client: Client, ref: ProblemRef, settings: SolverSettings, points: List[Dict[str, Any]], keys: List[str], hashes: List[str],
                  order: np.ndarray, parent: np.ndarray, out: Path, table: ResultsTable, retries: int, warm: bool) -> None:
         self.client, self.ref, self.settings = client, ref, settings
         self.points, self.keys, self.hashes = points, keys, hashes

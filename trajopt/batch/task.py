@@ -15,18 +15,11 @@ with its own parameters). With IPOPT, :data:`CONTINUATION_IPOPT_OPTIONS`
 replace the bound pushes and ``mu_init`` of
 :data:`trajopt.WARM_START_OPTIONS` (1e-9, tuned to re-solve the same
 problem): the neighbour's active set is not this point's, and its iterate
-must be pushed into the interior for the barrier to move it. Measured with
-each point of a grid started from its plan parent's solution, the pushes
-1e-6 (``mu_init`` 1e-6) made go1-trot's outward steps costlier than a cold
-start (step 0.25 -> 0.30 at apex 0.11: 60 iterations against 18 cold; on a
-3 x 2 grid 102 iterations for the 5 warm-started points against 76 cold):
-go1-trot runs IPOPT's adaptive barrier, which takes its first ``mu`` from
-the pushed point. Pushes of 0.1 cost fewer iterations than a cold start at
-every point of the README's 6 x 3 go1-trot grid, of ``bench/sweep.py``'s
-6 x 4 go1-trot and 4 x 3 quadrotor-flip grids and of the 3 x 2 grid (the
-warm-started points: 170 against 235 cold, 59 against 76, flip 139 against
-314; 1e-2: 154, 68 with one point worse, 115). The solve's own options win
-over these.
+must be pushed into the interior for the barrier to move it (IPOPT's
+adaptive barrier takes its first ``mu`` from the pushed point). Smaller
+pushes made warm starts costlier than cold ones on go1-trot; pushes of 0.1
+did not on the grids tried (docs/design/sweeps.md). The solve's own options
+win over these.
 
 A warm start is budgeted (``budget``, set by the sweep: :data:`WARM_BUDGET_FACTOR`
 times the iterations of the cold solve its warm-start chain began with).
@@ -47,7 +40,7 @@ import time
 from typing import Any, Dict, Mapping, Optional
 
 from ..solution import Solution
-from ..solvers import backend_choice, solve
+from ..solvers import SolverSettings, solve
 from .points import ProblemRef
 
 #: The row fields a task fills, in table order (the sweep adds ``key``, ``params`` and the swept parameters).
@@ -88,15 +81,16 @@ def warm_budget(cold_iterations: int) -> int:
     return max(1, math.ceil(WARM_BUDGET_FACTOR * cold_iterations))
 
 
-def _continuation_settings(problem: Any, settings: Dict[str, Any], budget: Optional[int]) -> Dict[str, Any]:
+def _continuation_settings(problem: Any, settings: SolverSettings, budget: Optional[int]) -> SolverSettings:
     """``settings`` for a warm-started solve: with IPOPT (given, or the problem's default backend),
-    :data:`CONTINUATION_IPOPT_OPTIONS` under the given options; ``max_iter`` at most ``budget``."""
-    options = dict(settings.get("options") or {})
-    if backend_choice(problem, solver=settings.get("solver"))["solver"] == "ipopt":
+    :data:`CONTINUATION_IPOPT_OPTIONS` under the given options; the iteration cap at most ``budget``."""
+    options = dict(settings.options)
+    if settings.resolved(problem).solver == "ipopt":
         options = {**CONTINUATION_IPOPT_OPTIONS, **options}
     if budget is not None:
-        options["max_iter"] = min(budget, options.get("max_iter", budget))
-    return {**settings, "options": options or None}
+        cap = options.get("max_iter", settings.max_iter)
+        options["max_iter"] = min(budget, budget if cap is None else cap)
+    return settings.replace(options=options)
 
 
 def _worker_name() -> str:
@@ -120,14 +114,13 @@ def _warm_solution(data: bytes, ref: ProblemRef, params: Mapping[str, Any], warm
 def solve_point(
     ref: ProblemRef,
     params: Dict[str, Any],
-    settings: Dict[str, Any],
+    settings: SolverSettings,
     warm: Optional[bytes] = None,
     warm_key: str = "",
     warm_params: Optional[Dict[str, Any]] = None,
     budget: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """Build ``ref`` with ``params``, solve it with ``settings`` (keyword arguments of
-    :func:`trajopt.solve`), from the solution file ``warm`` of point ``warm_key`` if given,
+    """Build ``ref`` with ``params``, solve it with ``settings`` (a :class:`~trajopt.SolverSettings`), from the solution file ``warm`` of point ``warm_key`` if given,
     in at most ``budget`` iterations (else cold: module docstring).
 
     Returns ``{"row": {...ROW_FIELDS}, "solution": bytes}``. A failed solve is a row
@@ -140,7 +133,7 @@ def solve_point(
     solution, discarded_iterations, discarded_time, warm_from = None, 0, 0.0, ""
     if warm is not None:
         try:
-            solution = solve(problem, warm_start=_warm_solution(warm, ref, params, warm_params or {}, problem), **_continuation_settings(problem, settings, budget))
+            solution = solve(problem, _continuation_settings(problem, settings, budget), warm_start=_warm_solution(warm, ref, params, warm_params or {}, problem))
             warm_from = warm_key
         except ValueError:  # a neighbour whose solution does not fit this problem: start cold
             solution = None
@@ -148,7 +141,7 @@ def solve_point(
             discarded_iterations, discarded_time = solution.iterations, solution.solve_time + solution.build_time
             solution, warm_from = None, ""
     if solution is None:
-        solution = solve(problem, **settings)
+        solution = solve(problem, settings)
     row = {
         "success": bool(solution.success),
         "status": solution.status,

@@ -17,6 +17,8 @@ from models.quadruped import LEG_ROLES
 
 from ..atomic_file import prepare_output_path
 from ..solvers.derivatives import HESSIANS
+from ..solvers.registry import SOLVERS
+from ..solvers.settings import SolverSettings
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -168,13 +170,28 @@ def command_line_hints(message: str) -> str:
     return message
 
 
-def add_backend_options(group: argparse._ArgumentGroup) -> None:
-    """``--chart`` and ``--hessian``: what :func:`trajopt.solve` takes besides the solver and the transcription."""
+def add_solver_options(group: argparse._ArgumentGroup) -> None:
+    """The solver flags of ``solve``, ``sweep`` and ``mpc``, declared once: ``--solver``, ``--max-iter``,
+    ``--compile``, ``--chart`` and ``--hessian`` (each defaults to the problem's choice; :func:`solver_settings`)."""
+    group.add_argument("--solver", choices=tuple(SOLVERS), default=None, help="solver backend (default: the problem's, else ipopt; fatrop, sqp and rti need multiple shooting)")
+    group.add_argument("--max-iter", type=int, default=None, metavar="K", help="iteration limit (default: the backend's)")
+    group.add_argument("--compile", action="store_true", default=None, help="evaluate the stage functions as compiled C (gcc once, cached on disk; default: the problem's choice)")
     group.add_argument("--chart", action="store_true", default=None, help="tangent-chart knots for states with rotations (fatrop and sqp need them; default: the problem's)")
     group.add_argument(
         "--hessian", choices=HESSIANS, default=None,
         help="Hessian of the Lagrangian (gauss-newton needs least-squares costs at the knots, -t multiple_shooting_knot_cost; default: the problem's, else exact)",
     )  # fmt: skip
+
+
+def solver_settings(args: argparse.Namespace, **more: Any) -> SolverSettings:
+    """The :class:`~trajopt.SolverSettings` of the flags :func:`add_solver_options` declared (and ``more`` fields);
+    a usage error naming the flag for a bad value."""
+    given = {"solver": args.solver, "max_iter": args.max_iter, "compile": args.compile, "chart": args.chart, "hessian": args.hessian, **more}
+    try:
+        return SolverSettings(**{key: value for key, value in given.items() if value is not None})
+    except ValueError as err:
+        field, _, reason = str(err).partition(": ")
+        raise UsageError(f"--{field.replace('_', '-')}: {reason}") from None
 
 
 def warn_skipped(command: str, option: str, reason: str) -> None:

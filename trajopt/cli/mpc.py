@@ -38,7 +38,7 @@ from ..mpc.loop import run_closed_loop
 from ..mpc.report import loop_statistics, summary
 from ..mpc.tasks import SIMULATORS, mpc_task
 from ..plotting.output import FIGURE_EXTENSIONS
-from .arguments import UsageError, add_robot_options, build_problem, check_output_path, parse_parameters
+from .arguments import UsageError, add_robot_options, add_solver_options, build_problem, check_output_path, parse_parameters, solver_settings
 
 #: Exit status of a run in which the robot fell.
 FELL = 3
@@ -70,7 +70,7 @@ def add_mpc_parser(sub: Any) -> None:
     add_robot_options(group)
     group = run.add_argument_group("controller")
     group.add_argument("--mode", choices=MODES, default="rti", help="rti: one SQP step per tick (default); converged: a warm-started solve")
-    group.add_argument("--solver", choices=("ipopt", "fatrop"), help="backend of --mode converged (default: the problem's)")
+    add_solver_options(group)
     group.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="controller rate (default 50)")
     group.add_argument("--horizon", type=float, metavar="S", help="horizon length [s] (legged: 0.4 s scaled to the legs; tracking: 1 s)")
     group.add_argument("--budget", type=float, metavar="S", help="wall time a tick may take; later ticks count as failed")
@@ -169,7 +169,7 @@ def mpc_command(args: argparse.Namespace) -> int:
             print(f"warning: {warning.message}", file=sys.stderr)
         plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
-        mpc = task.controller(mode=args.mode, solver=args.solver, budget=args.budget)
+        mpc = task.controller(mode=args.mode, settings=solver_settings(args), budget=args.budget)
     except ValueError as err:
         raise UsageError(str(err)) from None
     model = task.problem.model

@@ -11,9 +11,9 @@ from ..legged import LeggedProblem
 from ..plotting.output import ANIMATION_EXTENSIONS, FIGURE_EXTENSIONS
 from ..report import solution_report
 from ..solution import Solution
-from ..solvers import SOLVERS, solve
+from ..solvers import solve
 from ..transcription import TRANSCRIPTIONS, get_transcription
-from .arguments import UsageError, add_backend_options, add_robot_options, build_problem, check_output_path, command_line_hints, factory_parameters, parse_parameters, problem_factory, robot_templates, warn_skipped
+from .arguments import UsageError, add_solver_options, add_robot_options, build_problem, check_output_path, command_line_hints, factory_parameters, parse_parameters, problem_factory, robot_templates, solver_settings, warn_skipped
 from .view import add_viewer_options, check_viewer_outputs, write_viewer_outputs
 
 EXAMPLES = """\
@@ -50,12 +50,9 @@ def add_solve_parser(sub: Any) -> None:
     add_robot_options(group)
     group = run.add_argument_group("solver")
     group.add_argument("--warm-start", metavar="FILE", help="start from a solution saved with --save (re-sampled if its N differs)")
-    group.add_argument("--max-iter", type=int, metavar="K", help="solver iteration limit (default 1000; sqp: 200)")
     group.add_argument("--print-level", type=int, default=5, metavar="L", help="solver print level 0..12 (default 5: one line per iteration)")
     group.add_argument("--quiet", "-q", action="store_true", help="no solver output (print level 0)")
-    group.add_argument("--compile", action="store_true", default=None, help="evaluate the stage functions as compiled C (gcc once, cached on disk; default: the problem's choice)")
-    group.add_argument("--solver", choices=tuple(SOLVERS), default=None, help="NLP solver backend (default: the problem's, else ipopt; fatrop and sqp need multiple shooting)")
-    add_backend_options(group)
+    add_solver_options(group)
     group = run.add_argument_group("output")
     group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
     group.add_argument("--plot", metavar="FILE", help=f"write a summary page ({', '.join(FIGURE_EXTENSIONS)})")
@@ -126,14 +123,11 @@ def solve_command(args: argparse.Namespace) -> int:
     check_outputs(args, problem)
     if warm is not None and warm.problem_name != problem.name:
         print(f"note: warm start from a solution of {warm.problem_name!r}")
-    options = {"max_iter": args.max_iter} if args.max_iter is not None else None
+    settings = solver_settings(args, transcription=transcription, print_level=0 if args.quiet else args.print_level)
     print_robot(args, problem)
     print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
     try:
-        solution = solve(
-            problem, transcription, options=options, warm_start=warm, print_level=0 if args.quiet else args.print_level,
-            compile=args.compile, solver=args.solver, chart=args.chart, hessian=args.hessian,
-        )  # fmt: skip
+        solution = solve(problem, settings, warm_start=warm)
     except ValueError as err:
         raise UsageError(command_line_hints(str(err))) from None
     print()

@@ -8,9 +8,8 @@ from typing import Any, Dict
 
 import numpy as np
 
-from ..solvers import SOLVERS
 from ..transcription import TRANSCRIPTIONS
-from .arguments import UsageError, add_backend_options, add_robot_options, command_line_hints, convert, factory_parameters, robot_parameters, signature_text, split_parameter
+from .arguments import UsageError, add_solver_options, add_robot_options, command_line_hints, convert, factory_parameters, robot_parameters, signature_text, solver_settings, split_parameter
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -41,10 +40,7 @@ def add_sweep_parser(sub: Any) -> None:
     add_robot_options(group)
     group = run.add_argument_group("solver")
     group.add_argument("--transcription", "-t", metavar="T", help=f"{', '.join(TRANSCRIPTIONS)} or multiple_shooting_<integrator> (default: the problem's)")
-    group.add_argument("--solver", choices=tuple(SOLVERS), help="NLP solver (default: the problem's)")
-    group.add_argument("--max-iter", type=int, metavar="K", help="solver iteration limit (default 1000; sqp: 200)")
-    add_backend_options(group)
-    group.add_argument("--compile", action="store_true", help="evaluate the stage functions as compiled C (gcc once per function, cached)")
+    add_solver_options(group)
     group.add_argument("--warm-start", choices=("nearest", "none"), default="nearest", help="nearest: each point starts from its nearest solved neighbour (default); none: from the initial guess")
     group.add_argument("--seeds", type=int, metavar="K", help="with --warm-start nearest: points solved cold, spread over the grid (default: one per 16 points)")
     group = run.add_argument_group("cluster")
@@ -137,8 +133,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     try:
         result = sweep(
             args.name, grid, client=args.scheduler, out=args.out, warm_start=None if args.warm_start == "none" else "nearest", retries=args.retries,
-            params=fixed, transcription=args.transcription, solver=args.solver, options={"max_iter": args.max_iter} if args.max_iter else None,
-            compile=True if args.compile else None, seeds=args.seeds, n_workers=args.workers, progress=sys.stderr, chart=args.chart, hessian=args.hessian,
+            params=fixed, settings=solver_settings(args, transcription=args.transcription), seeds=args.seeds, n_workers=args.workers, progress=sys.stderr,
         )
     except (ValueError, TypeError, RuntimeError, OSError) as err:
         raise UsageError(command_line_hints(str(err))) from None

@@ -4,9 +4,8 @@ For a gait whose feet never all leave the ground the base moves uniformly by
 the commanded displacement (``LeggedProblem._reference_states``). A
 schedule with flight phases (knots where no foot is in stance) needs more: a
 base moving uniformly through a flight violates the dynamics by ``m g`` at
-every flight knot, and IPOPT started there spent up to 300 iterations on the
-Go1 jump at a barrier parameter of 0.1, its count jumping with the round-off
-of the first steps (40 to 300 under 1e-9 perturbations of the guess).
+every flight knot, and IPOPT started there takes many iterations, their
+number depending on round-off (docs/design/legged.md).
 
 :func:`ballistic_base_path` splits the horizon into phases: flights (runs of
 knots without stance, extended by half a knot spacing on each side: the

@@ -52,13 +52,14 @@ import casadi as ca
 import numpy as np
 
 from models.floating_base import BASE_ANGULAR_VELOCITY, BASE_EULER, BASE_LINEAR_VELOCITY, BASE_POSITION, JOINT_POSITIONS, MAX_PITCH, PITCH, FloatingBaseModel
+from models.formulation import Formulation
 from models.multibody_model import BASE_NV
 
 from ..constraints import Constraint
 from ..costs import QuadraticCost
 from ..problem import Problem
 from .footholds import swing_apex_knots
-from .ocp import LeggedProblem, LeggedWeights, check_formulation_transcription
+from .ocp import LeggedProblem, LeggedWeights
 from .schedule import ContactSchedule
 
 
@@ -98,14 +99,14 @@ class KinodynamicProblem(Problem):
         swing_apex: float = 0.08,
         friction: str = "pyramid",
         weights: Optional[LeggedWeights] = None,
-        formulation: str = "inverse",
+        formulation: "str | Formulation" = "inverse",
         name: str = "kinodynamic",
     ) -> None:
         self.full_problem = LeggedProblem(robot, schedule, x0, displacement, swing_apex, friction=friction, weights=weights, name=f"{name}-full")
         full = self.full_problem
         schedule = full.schedule  # keyed by the robot's feet (ContactSchedule.for_robot)
         self.floating_base = FloatingBaseModel(robot, point_contacts=schedule.foot_names, formulation=formulation)
-        self.robot, self.schedule, self.friction, self.formulation, self.weights = robot, schedule, friction, formulation, full.weights
+        self.robot, self.schedule, self.friction, self.formulation, self.weights = robot, schedule, friction, self.floating_base.formulation, full.weights
         fb_x0, self.initial_joint_velocities = self.floating_base.from_multibody(full.x0)
         super().__init__(self.floating_base, schedule.N, schedule.duration, fb_x0, name=name)
         self.displacement, self.swing_apex = full.displacement, full.swing_apex
@@ -117,7 +118,7 @@ class KinodynamicProblem(Problem):
         self.set_initial_guess(*self._converted_guess())
 
     def check_transcription(self, name: str) -> None:
-        check_formulation_transcription(self.formulation, name)
+        self.formulation.check_transcription(name)
 
     # ------------------------------------------------------------ conversions
     def _from_multibody(self, X: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -136,7 +137,7 @@ class KinodynamicProblem(Problem):
         states, joint_velocities = self._from_multibody(X)
         U = np.zeros((self.N, self.nu))
         U[:, fb.force_slice], U[:, fb.joint_velocity_slice] = W[:, full.contact_model.f_slice], joint_velocities
-        if self.formulation == "inverse":  # the base part of the full guess's accelerations
+        if self.formulation.acceleration_is_control:  # the base part of the full guess's accelerations
             U[:, fb.base_acceleration_slice] = W[:, full.contact_model.a_slice][:, :BASE_NV]
         return states, U
 
@@ -157,7 +158,7 @@ class KinodynamicProblem(Problem):
 
     def _add_constraints(self) -> None:
         robot, sched, fb = self.robot, self.schedule, self.floating_base
-        if self.formulation == "inverse":
+        if self.formulation.acceleration_is_control:
             self.add_constraint(Constraint(lambda x, u: fb.dynamics_residual(x, u), midpoints=True, name="base dynamics residual"))
 
         def feet(x: Any) -> Any:

@@ -3,8 +3,7 @@
 A foot can stand where its shank cannot: a Go1's knee points backward, so a
 hind foot landing just past a gap's far edge has its shank sloping up and back
 over that edge, and a deep crouch lays it low enough to meet the corner
-(measured on go1-gap before this constraint: a calf 0.9 mm into the far side
-at a knot, MuJoCo's check of the URDF's collision shapes).
+(go1-gap before this constraint: docs/design/terrain.md).
 :func:`add_link_clearance` imposes, for every leg ``i`` at every knot ``k``
 after the first and each point ``p`` of its shank (:func:`shank_points`),
 
@@ -71,13 +70,12 @@ def shank_points(robot: Any, x: Any, fractions: np.ndarray) -> List[Any]:
     ``fractions`` (nf, samples) from :func:`shank_fractions`; the knee is the
     world position of the foot frame's parent joint (:meth:`models.multibody.engine.RigidBodyTree.joint_placements`).
     """
-    model = robot.pin_model
     q = x[: robot.nq]
     joints = robot.tree.joint_placements(q)
     feet = robot.kinematics(x)
     out = []
-    for i, foot in enumerate(robot.kinematics_bodies):
-        knee = joints[model.frames[model.getFrameId(foot)].parentJoint][1]
+    for i, parent in enumerate(robot.contact_parents()):
+        knee = joints[parent][1]
         f = feet[3 * i : 3 * i + 3]
         out.append(ca.horzcat(*[knee + s * (f - knee) for s in fractions[i]]) if isinstance(knee, (ca.SX, ca.MX)) else np.column_stack([np.ravel(knee) + s * (np.ravel(f) - np.ravel(knee)) for s in fractions[i]]))
     return out

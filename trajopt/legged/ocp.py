@@ -9,16 +9,14 @@ accelerations ``a``. Given a :class:`ContactSchedule` it imposes
 - dynamics ``M a + C = B u + sum_i J_i^T f_i``: with ``"inverse"`` as the RNEA
   residual at every knot and ``qdot = E(q) v``, ``vdot = a`` collocated by the
   transcription; with ``"forward"`` through ABA inside the collocated ODE.
-  Measured on go1-trot (trapezoidal, same optimum to 1e-8): inverse 0.86 s,
-  26 iterations; forward 3.16 s, 21 iterations (its ABA Hessians dominate), so
-  ``"inverse"`` is the default;
+  ``"inverse"`` is the default: the forward path's ABA Hessians make it
+  slower to the same optimum (docs/design/legged.md);
 - stance feet on their footholds (``p_i(q_k) = foothold``) at every stance
   knot after the first, and at rest (``J_i v_k = 0``) at each touchdown knot
   (several contacts on one rigid body share 6 rows: :meth:`LeggedProblem.stance_directions`);
   zero velocity imposed at EVERY stance knot as well made the constraints
-  degenerate with the collocation (IPOPT did not converge in 300 iterations),
-  and the touchdown condition suffices to keep the stance velocities at
-  ~1e-3 m/s. Footholds follow the schedule (:mod:`.footholds`): each swing
+  degenerate with the collocation, and the touchdown condition suffices to
+  keep the stance velocities small (docs/design/legged.md). Footholds follow the schedule (:mod:`.footholds`): each swing
   moves a foot by ``displacement / (number of its swings)``;
 - swing feet above the ground (``z >= 0``) and at least ``swing_apex`` high at
   the middle knot of each swing; zero force in swing;
@@ -38,8 +36,7 @@ controls alternating from knot to knot cost nothing physically; when limits
 are active (a jump at the torque limits) the optimizer uses that mode and the
 plan stops being realizable. ``LeggedWeights.control_rate`` penalizes the
 control rate (:meth:`trajopt.Problem.penalize_control_rate`) and removes it
-(measured on the jump: replay drift 8.6 cm / 17 deg without, 5 mm / 0.6 deg
-with 1e-5).
+(docs/design/legged.md).
 
 On a :class:`trajopt.terrain.Terrain` (``terrain=``, other than flat ground
 at ``z = 0``, which keeps the formulation above unchanged) footholds are
@@ -71,24 +68,20 @@ limits stay hard, on ``f(x_k, u_k)`` at the stance knots before the last one
 (which holds the control of knot ``N - 2``). Touchdowns are exact without an
 impulse: the landing foot must reach its foothold at rest at its touchdown
 knot, so no velocity jumps, and from there the dynamics hold it (its later
-positions follow to the integrator's accuracy, measured 1.3e-5 m of slip on
-the trot; imposing them as well would repeat rows). An impulse model (a
+positions follow to the integrator's accuracy; imposing them as well would
+repeat rows). An impulse model (a
 velocity jump through the contact Jacobian) would let feet land moving,
 which a simulator with soft contacts reproduces poorly (the MuJoCo study of
 :mod:`trajopt.mujoco` traces part of its drift to touchdown speeds) and adds
 a reset map to the transcription, so it was not chosen. By default
 (:data:`CONTACT_SOLVE`) fatrop solves it on tangent-chart knots
 (:mod:`trajopt.nlp`) with a Gauss-Newton Hessian, compiled; the same NLP runs
-with IPOPT or SQP + HPIPM (``solver=``). Measured (VM, loaded machine):
-trot 38 iterations, pace 34, bound 73, jump 26, Go2 trot 33; replay drift
-trot 1.4 mm / 1.2 deg, pace 5.0 mm / 7.4 deg, bound 7.1 mm / 3.2 deg, jump
-11.5 mm / 0.7 deg (RK2 instead of RK3: trot 2.7 mm; Euler 79 mm). RK4 did not
-converge with a Gauss-Newton Hessian (IPOPT and fatrop, its Jacobian checked
-against differences), RK3 does. The exact Hessian (second derivatives of
-the RK3 step through the KKT solves) does not pay: on the trot (CasADi VM)
-fatrop needs 116 iterations, IPOPT 17 but with 0.62 s of evaluations per
-iteration. Contacts that share a rigid body (a sole's corners) make the KKT
-matrix singular: the humanoid keeps ``"inverse"``.
+with IPOPT or SQP + HPIPM (``solver=``). The step is RK3: RK4 did not
+converge with a Gauss-Newton Hessian, and lower orders drift more in the
+replay; the exact Hessian does not pay for its evaluations. Contacts that
+share a rigid body (a sole's corners) make the KKT matrix singular: the
+humanoid keeps ``"inverse"``. Design notes, with the measurements:
+docs/design/legged.md.
 """
 from __future__ import annotations
 
@@ -102,6 +95,8 @@ import pinocchio as pin
 from lie import _backend as B
 from lie import quat_to_rot
 from models.contact_dynamics import ContactDynamics
+from models.formulation import Formulation
+from models.model import GRAVITY
 
 from ..constraints import Constraint, GoalConstraint
 from ..costs import QuadraticCost
@@ -119,18 +114,15 @@ FRICTION_MODELS = ("pyramid", "cone")
 #: Default transcription of ``formulation="contact"``: explicit steps (gaps for Riccati solvers)
 #: and costs at the knots (Gauss-Newton Hessians without second derivatives of the dynamics).
 #: RK3 is the lowest order whose replay drift on the trot stays within the inverse formulation's
-#: (measured: Euler 79 mm, RK2 2.7 mm, RK3 1.4 mm; module docstring).
+#: (docs/design/legged.md).
 CONTACT_TRANSCRIPTION = "multiple_shooting_rk3_knot_cost"
 #: How :func:`trajopt.solve` solves ``formulation="contact"`` unless told otherwise (module docstring).
 CONTACT_SOLVE = {"solver": "fatrop", "hessian": "gauss-newton", "chart": True, "compile": True}
 #: fatrop options of ``formulation="contact"``: a start at a small barrier parameter, decreased
 #: early, and a dual tolerance of 1e-6: with a Gauss-Newton Hessian the dual residual converges
-#: linearly, the primal one (``constr_viol_tol`` 1e-8) does not suffer. Measured on the trot
-#: (compiled): 38 iterations; fatrop's defaults stop at an acceptable point after 254, with only
-#: ``tol`` 1e-6 102; ``mu_init`` 0.1: 95, 1e-3: 39; ``barrier_tol_factor`` 10 / 100 / 1000: 62 / 47 / 46;
-#: ``tol`` 1e-8 stalls at an acceptable point (308).
+#: linearly, the primal one (``constr_viol_tol`` 1e-8) does not suffer; fatrop's defaults stop
+#: at an acceptable point after many more iterations (docs/design/legged.md).
 CONTACT_FATROP_OPTIONS = {"tol": 1e-6, "mu_init": 1e-2, "barrier_tol_factor": 300.0}
-GRAVITY = 9.81
 
 
 def friction_rows(f: Any, mu: float, friction: str) -> Any:
@@ -142,15 +134,12 @@ def friction_rows(f: Any, mu: float, friction: str) -> Any:
     return mu * mu * fz * fz - fx * fx - fy * fy
 
 
-def check_formulation_transcription(formulation: str, transcription: str) -> None:
+def check_formulation_transcription(formulation: "str | Formulation", transcription: str) -> None:
     """Raise ``ValueError`` for multiple shooting with the ``"inverse"`` formulation (a held
     acceleration cannot satisfy the inverse-dynamics residual at both knots) and for
-    collocation with ``"contact"`` (its stance mask holds over a whole interval)."""
-    shooting = transcription.startswith("multiple_shooting")
-    if formulation == "inverse" and shooting:
-        raise ValueError("transcription: multiple shooting cannot impose the 'inverse' formulation's residual; use 'trapezoidal', 'hermite_simpson' or formulation='forward'")
-    if formulation == "contact" and not shooting:
-        raise ValueError(f"transcription: the 'contact' formulation holds knot k's stance over the interval that starts there, which {transcription!r} cannot express; use multiple shooting")
+    collocation with ``"contact"`` (its stance mask holds over a whole interval):
+    :meth:`models.formulation.Formulation.check_transcription`."""
+    Formulation.parse(formulation).check_transcription(transcription)
 
 
 @dataclass(frozen=True)
@@ -223,17 +212,11 @@ class LeggedProblem(Problem):
     """
 
     default_transcription = "trapezoidal"
-    #: The cost is small next to the constraints' scale (forces ~100 N): scaling it by 100
-    #: cut IPOPT's iterations on every gait (measured: trot 23 -> 19, pace 33 -> 20,
-    #: bound 31 -> 25, jump 54 -> 42, Go2 trot 22 -> 18); violations stay below 4e-7.
-    #: IPOPT's adaptive barrier update then cut them again on the periodic gaits, to the
-    #: same optimum (knot states within 3e-7): trot 19 -> 14, pace 20 -> 18, bound 25 -> 18,
-    #: Go2 trot 18 -> 13, humanoid shift 36 -> 31; not on the jump (40 -> 59: ``go1-jump``
-    #: keeps the monotone update). IPOPT relaxes every bound by 1e-8 relative by default
-    #: (``bound_relax_factor``), which let a torque at its limit overshoot it by 3.6e-7 Nm on the
-    #: bound (2.1e-7 on the constrained trot); without the relaxation the bounds hold exactly,
-    #: violations <= 2e-9. Measured iterations: the same on every registered gait (pace 18 -> 15),
-    #: within one on the other quadrupeds, except HyQ's jump at its 150 Nm limit (47 -> 59).
+    #: IPOPT options of the legged problems. The cost is small next to the constraints' scale
+    #: (forces ~100 N), so it is scaled by 100, which cuts IPOPT's iterations; the adaptive
+    #: barrier update cuts them on the periodic gaits (``go1-jump`` keeps the monotone update);
+    #: no bound relaxation (``bound_relax_factor`` 0), so a torque at its limit does not overshoot
+    #: it. Design notes, with the iteration counts: docs/design/legged.md.
     solver_options = {"ipopt": {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive", "bound_relax_factor": 0.0}}
     #: Forces (N), torques (N m), accelerations (rad/s^2) and angles share the decision vector:
     #: IPOPT solves for equilibrated variables (:mod:`trajopt.solvers.scaling`).
@@ -246,7 +229,7 @@ class LeggedProblem(Problem):
         x0: Any = None,
         displacement: Sequence[float] = (0.15, 0.0, 0.0),
         swing_apex: float = 0.08,
-        formulation: str = "inverse",
+        formulation: "str | Formulation" = "inverse",
         friction: str = "pyramid",
         periodic: bool = False,
         weights: Optional[LeggedWeights] = None,
@@ -275,8 +258,9 @@ class LeggedProblem(Problem):
             raise ValueError(f"friction: expected one of {FRICTION_MODELS}, got {friction!r}")
         if swing_apex < 0:
             raise ValueError(f"swing_apex: expected a height >= 0, got {swing_apex}")
-        if formulation == "contact":
-            parents = [robot.pin_model.frames[robot.pin_model.getFrameId(b)].parentJoint for b in robot.kinematics_bodies]
+        formulation = Formulation.parse(formulation)
+        if not formulation.forces_are_controls:
+            parents = robot.contact_parents()
             if len(set(parents)) < len(parents):
                 raise ValueError(
                     "formulation: 'contact' holds every stance contact by its own 3 rows, and contacts on one rigid body "
@@ -304,7 +288,7 @@ class LeggedProblem(Problem):
             x0 = self.terrain_plan.x0
         x0 = robot.init_state() if x0 is None else x0
         super().__init__(self.contact_model, schedule.N, schedule.duration, x0, name=name)
-        if formulation == "contact":
+        if formulation.stance_is_parameter:
             self.default_transcription = CONTACT_TRANSCRIPTION
             self.dynamics_params = schedule.stance.astype(float)
             self.solve_defaults = dict(CONTACT_SOLVE)
@@ -318,7 +302,7 @@ class LeggedProblem(Problem):
             self.target_base_position = self.terrain_plan.base_positions[-1].copy()
         else:
             self.nominal_feet, self.footholds = nominal_foot_paths(schedule, robot.kinematics(self.x0), self.displacement, self.swing_apex)
-            self.target_base_position = self.x0[:3] + self.displacement
+            self.target_base_position = robot.base_position(self.x0) + self.displacement
         self._add_bounds()
         self._add_constraints()
         self.reference_states = self._reference_states()
@@ -327,7 +311,7 @@ class LeggedProblem(Problem):
         self.set_initial_guess(X, W)
 
     def check_transcription(self, name: str) -> None:
-        check_formulation_transcription(self.formulation, name)
+        self.formulation.check_transcription(name)
 
     def _check_terrain_options(self, terrain: Any) -> None:
         """``TypeError``/``ValueError`` for a terrain this problem cannot walk on (module docstring)."""
@@ -335,11 +319,11 @@ class LeggedProblem(Problem):
             raise TypeError(f"terrain: expected a trajopt.terrain.Terrain, got {type(terrain).__name__}")
         if terrain.flat_height == 0.0:
             return
-        if self.formulation == "contact":
+        if self.formulation.stance_is_parameter:
             raise ValueError("formulation: the 'contact' formulation is not available on a terrain (its no-slip rows couple neighbouring knots, which fatrop cannot take); use 'inverse' or 'forward'")
         if self.periodic:
             raise ValueError("periodic: a plan over a terrain does not repeat; use periodic=False")
-        parents = [self.robot.pin_model.frames[self.robot.pin_model.getFrameId(b)].parentJoint for b in self.robot.kinematics_bodies]
+        parents = self.robot.contact_parents()
         if len(set(parents)) < len(parents) or not hasattr(self.robot, "legs"):
             raise ValueError(f"robot: terrain plans need a legged robot with one point foot per leg; {self.robot.name} has {len(parents)} contacts on {len(set(parents))} bodies")
 
@@ -367,12 +351,12 @@ class LeggedProblem(Problem):
         if X.shape != (len(knots), self.nx) or W.shape != (len(knots), self.nu):
             raise ValueError(f"states, controls: expected shapes ({len(knots)}, {self.nx}) and ({len(knots)}, {self.nu}), got {X.shape} and {W.shape}")
         cm, robot = self.contact_model, self.robot
-        if cm.formulation == "contact":  # the last knot holds the last interval's control, and so its stance
+        if cm.formulation.stance_is_parameter:  # the last knot holds the last interval's control, and so its stance
             masks = self.dynamics_params[np.minimum(knots, self.N - 2)]
             A, F = (np.asarray(out).T for out in cm.kkt.map(len(knots))(X.T, W.T, masks.T))
         else:
             F = W[:, cm.f_slice]
-            A = W[:, cm.a_slice] if cm.formulation == "inverse" else np.array([robot.forward_dynamics(x, robot.B_func() @ w[cm.u_slice], forces=w[cm.f_slice]) for x, w in zip(X, W)])
+            A = W[:, cm.a_slice] if cm.formulation.acceleration_is_control else np.array([robot.forward_dynamics(x, robot.B_func() @ w[cm.u_slice], forces=w[cm.f_slice]) for x, w in zip(X, W)])
         return A, F.reshape(len(knots), self.n_feet, 3)
 
     def contact_forces(self, states: Any, controls: Any, knots: Any = None) -> np.ndarray:
@@ -392,7 +376,7 @@ class LeggedProblem(Problem):
     def foot_force_slice(self, i: int) -> slice:
         """Control entries of foot ``i``'s force ``[fx, fy, fz]`` (``ValueError`` for ``formulation="contact"``,
         whose forces are no controls: :meth:`contact_forces`)."""
-        if self.formulation == "contact":
+        if not self.formulation.forces_are_controls:
             raise ValueError("foot_force_slice: the 'contact' formulation's forces are functions of (x, u), not controls; use contact_forces()")
         start = self.contact_model.f_slice.start + 3 * i
         return slice(start, start + 3)
@@ -410,14 +394,15 @@ class LeggedProblem(Problem):
     def _add_bounds(self) -> None:
         robot, nq, cm = self.robot, self.robot.nq, self.contact_model
         xl, xu = np.full(self.nx, -np.inf), np.full(self.nx, np.inf)
-        xl[7:nq], xu[7:nq] = robot.joint_lower, robot.joint_upper
+        joints = robot.joint_position_slice
+        xl[joints], xu[joints] = robot.joint_lower, robot.joint_upper
         xl[nq + 6 :], xu[nq + 6 :] = -robot.velocity_limits, robot.velocity_limits
         self.bound_states(xl, xu, knots=list(range(1, self.N)))
-        if self.formulation == "contact":  # torque limits only: forces are functions of (x, u)
+        if not self.formulation.forces_are_controls:  # torque limits only: forces are functions of (x, u)
             return
         lower, upper = self.control_lower.copy(), self.control_upper.copy()
         # on a terrain the friction rows hold the force about the local normal; f_z >= 0 is added
-        # as a bound where they imply it (it helps IPOPT: measured on a jump, 178 -> 92 iterations)
+        # as a bound where they imply it (it helps IPOPT: docs/design/terrain.md)
         vertical = self.schedule.stance if self.terrain_plan is None else vertical_force_implied(self)
         for i in range(self.n_feet):
             s = self.foot_force_slice(i)
@@ -430,7 +415,7 @@ class LeggedProblem(Problem):
 
     def _add_constraints(self) -> None:
         robot, sched, cm = self.robot, self.schedule, self.contact_model
-        if self.formulation == "inverse":
+        if self.formulation.acceleration_is_control:
             self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), midpoints=True, name="dynamics residual"))
         if self.end_at_rest:  # the accelerations' half is a bound (_add_bounds)
             nq = robot.nq
@@ -448,7 +433,7 @@ class LeggedProblem(Problem):
             pos_knots = [k for k in stance if k > 0 and not (self.periodic and k == last)]
             P = anchors[i]
             touchdowns = [k for k in pos_knots if not sched.stance[k - 1, i]]
-            if self.formulation == "contact":  # the contact dynamics hold a foot from its touchdown on
+            if self.formulation.stance_is_parameter:  # the contact dynamics hold a foot from its touchdown on
                 pos_knots = touchdowns
             if pos_knots and P.shape[0]:
                 self.add_constraint(Constraint(lambda x, u, p, rows=rows, P=P: P @ (robot.kinematics(x)[rows] - p), knots=pos_knots, params=self.footholds[pos_knots, i], midpoints=True, name=f"{foot} on foothold"))
@@ -460,15 +445,15 @@ class LeggedProblem(Problem):
                 ground = self.footholds[swing, i, 2]
                 lower = np.array([g + (self.swing_apex if k in apex else 0.0) for k, g in zip(swing, ground)])[:, None]
                 self.add_constraint(Constraint(lambda x, z=3 * i + 2: robot.kinematics(x)[z], knots=swing.tolist(), lower=lower, upper=np.inf, midpoints=True, name=f"{foot} swing height"))
-            if stance.size and self.formulation != "contact":
+            if stance.size and self.formulation.forces_are_controls:
                 self.add_constraint(self._friction_constraint(i, stance.tolist(), foot))
-        if self.formulation == "contact":
+        if not self.formulation.forces_are_controls:
             self.add_constraint(self._contact_friction_constraint())
-        self.add_constraint(Constraint(lambda x: x[0:3], knots=-1, lower=self.target_base_position, upper=self.target_base_position, name="final base position"))
+        self.add_constraint(Constraint(robot.base_position, knots=-1, lower=self.target_base_position, upper=self.target_base_position, name="final base position"))
         if self.periodic:
             nv, nu = robot.nv, robot.nu
             x_goal = self.x0.copy()
-            x_goal[:3] = self.target_base_position
+            x_goal[robot.base_position_slice] = self.target_base_position
             components = list(range(6, 6 + nu)) + list(range(nv, 2 * nv))
             self.add_constraint(GoalConstraint(self.contact_model, x_goal, components=components, name="periodicity"))
 
@@ -482,12 +467,11 @@ class LeggedProblem(Problem):
         to the line between them, the contact farthest from that line along the
         normal of their plane, the rest not at all: exactly the 6 DOF of the
         body (5 when the points are collinear). A contact alone on its body
-        keeps all 3 directions. Measured on humanoid-shift (4 corners per
-        sole): 175 IPOPT iterations / 45 s with all 24 rows, 36 / 2 s with 12;
-        the unconstrained corners stay on their footholds to 4e-14 m.
+        keeps all 3 directions. The unconstrained contacts stay on their
+        footholds through the body's rigidity (docs/design/legged.md).
         """
-        model, sched = self.robot.pin_model, self.schedule
-        parents = [model.frames[model.getFrameId(b)].parentJoint for b in self.robot.kinematics_bodies]
+        sched = self.schedule
+        parents = self.robot.contact_parents()
         points = self.footholds[0]
         directions = [np.eye(3) for _ in parents]
         for parent in set(parents):
@@ -544,12 +528,12 @@ class LeggedProblem(Problem):
         X = np.repeat(self.x0[None], self.N, axis=0)
         plan = self.terrain_plan
         if plan is not None:
-            X[:, 0:3], X[:, 3:7] = plan.base_positions, plan.base_quaternions
+            X[:, self.robot.base_position_slice], X[:, self.robot.base_orientation_slice] = plan.base_positions, plan.base_quaternions
             X[:, nq:] = 0.0
             velocity = np.gradient(plan.base_positions, self.tf_guess / (self.N - 1), axis=0)
             X[:, nq : nq + 3] = np.einsum("kji,kj->ki", np.array([quat_to_rot(q) for q in plan.base_quaternions]), velocity)
             return X
-        X[:, 0:3] = self.x0[:3] + np.outer(s, self.displacement)
+        X[:, self.robot.base_position_slice] = self.robot.base_position(self.x0) + np.outer(s, self.displacement)
         X[:, nq:] = 0.0
         X[:, nq : nq + 3] = self.displacement / self.tf_guess  # body frame = world for a level base
         return X
@@ -561,7 +545,7 @@ class LeggedProblem(Problem):
         R = np.zeros(cm.control_dim)
         R[cm.u_slice], R[cm.f_slice], R[cm.a_slice] = w.torque, w.force, w.acceleration
         u_ref = np.zeros((self.N, cm.control_dim))
-        if self.formulation != "contact":
+        if self.formulation.forces_are_controls:
             u_ref[:, cm.f_slice] = self.stance_force_share()
         self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
         if self.terrain_plan is not None and w.foothold > 0:
@@ -584,19 +568,19 @@ class LeggedProblem(Problem):
         differences of the velocities; torques are RNEA's joint part.
         """
         robot, cm, h = self.robot, self.contact_model, self.tf_guess / (self.N - 1)
-        nq, nv = robot.nq, robot.nv
+        nq, nv, joints = robot.nq, robot.nv, robot.joint_position_slice
         X = self.reference_states.copy()
         X[0] = self.x0
-        path = ballistic_base_path(self.schedule, self.x0[:3], self.displacement, GRAVITY)
+        path = ballistic_base_path(self.schedule, robot.base_position(self.x0), self.displacement, GRAVITY)
         if path is not None:  # flight phases: the base obeys gravity in the air (trajopt.legged.base_path)
-            X[:, 0:3] = path[0]
+            X[:, robot.base_position_slice] = path[0]
         for k in range(1, self.N if hasattr(robot, "nearest_ik") else 1):  # robots without analytic IK keep x0's joints
             q = X[k, :nq].copy()
-            q[7:] = X[k - 1, 7:nq]
+            q[joints] = X[k - 1, joints]
             try:
-                X[k, 7:nq] = robot.nearest_ik(q, self.nominal_feet[k])
+                X[k, joints] = robot.nearest_ik(q, self.nominal_feet[k])
             except ValueError:  # unreachable nominal foot: keep the previous posture
-                X[k, 7:nq] = X[k - 1, 7:nq]
+                X[k, joints] = X[k - 1, joints]
         for k in range(self.N - 1):
             X[k, nq:] = np.asarray(robot.state_error(np.r_[X[k + 1, :nq], np.zeros(nv)], np.r_[X[k, :nq], np.zeros(nv)]))[:nv] / h
         X[-1, nq:] = 0.0
@@ -611,9 +595,9 @@ class LeggedProblem(Problem):
                 for i in np.flatnonzero(self.schedule.stance[k]):
                     F[k, 3 * i : 3 * i + 3] = self.mass * (A_base[k] + [0.0, 0.0, GRAVITY]) / n_stance[k]
         W = np.zeros((self.N, cm.control_dim))
-        if self.formulation != "contact":
+        if self.formulation.forces_are_controls:
             W[:, cm.f_slice] = F
-        if self.formulation == "inverse":
+        if self.formulation.acceleration_is_control:
             W[:, cm.a_slice] = A
         lo, hi = robot.control_bounds()
         for k in range(self.N):

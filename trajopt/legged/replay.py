@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from lie import quat_conj, quat_mult, quat_to_axis_angle
+from lie import quat_angle
 
 from ..sim.pin_numerics import PinNumerics
 
@@ -72,7 +72,7 @@ def replay(problem: Any, solution: Any, substeps: int = 20, baumgarte: float = 2
     Bmat = robot.B_func()
     X, W, times = np.asarray(solution.states), np.asarray(solution.controls), np.asarray(solution.times)
 
-    contact = problem.formulation == "contact"  # forces are f(x, u) under knot k's stance, held over interval k
+    contact = problem.formulation.stance_is_parameter  # forces are f(x, u) under knot k's stance, held over interval k
 
     def accel(q: np.ndarray, v: np.ndarray, w: np.ndarray, active: np.ndarray, anchors: np.ndarray):
         pn.update_kinematics(q, v)
@@ -128,8 +128,8 @@ def replay(problem: Any, solution: Any, substeps: int = 20, baumgarte: float = 2
         states.append(np.r_[q, v])
         forces[k + 1] = accel(q, v, W[k + 1], active, anchors)[1]
     S = np.array(states)
-    pos_drift = np.linalg.norm(S[:, :3] - X[:, :3], axis=1)
-    ori_drift = np.array([np.linalg.norm(quat_to_axis_angle(quat_mult(quat_conj(a[3:7]), b[3:7]))) for a, b in zip(X, S)])
+    pos_drift = np.linalg.norm(robot.base_position(S) - robot.base_position(X), axis=1)
+    ori_drift = np.array([quat_angle(robot.base_orientation(b), robot.base_orientation(a)) for a, b in zip(X, S)])
     planned = np.array([np.asarray(robot.kinematics(x)).reshape(nc, 3) for x in X])
     replayed = np.array([np.asarray(robot.kinematics(x)).reshape(nc, 3) for x in S])
     foot_drift = np.linalg.norm(planned - replayed, axis=2)

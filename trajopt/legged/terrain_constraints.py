@@ -37,10 +37,9 @@ imposes, for every foot ``i`` with position ``p = p_i(q)``:
   touchdown, growing from 0 without a kink in between; ``clearance_time = 0``
   asks for the full margin at every swing knot and sample. A foot that had
   to be ``clearance`` up one knot after lifting off and come to rest one
-  knot after being ``clearance`` up (20 ms for the Go1 gaits) swings as fast
-  as it can: measured on go1-slope with 2 cm, its plan costs 8x more than
-  with the ramp and MuJoCo's replay of it drifts 213 mm / 19 deg (feet 22 mm
-  off at the first lift-off), against 13 mm / 0.5 deg without a margin.
+  knot after being ``clearance`` up swings as fast as it can, a plan that
+  costs more and that MuJoCo's replay does not follow
+  (docs/design/terrain.md).
 - **Final base position** the plan's last reference position (terrain height included).
 """
 from __future__ import annotations
@@ -73,7 +72,7 @@ def add_terrain_constraints(problem: Any) -> None:
     _swing_constraints(problem, plan)
     target = plan.base_positions[-1]
     problem.target_base_position = target.copy()
-    problem.add_constraint(Constraint(lambda x: x[0:3], knots=-1, lower=target, upper=target, name="final base position"))
+    problem.add_constraint(Constraint(problem.robot.base_position, knots=-1, lower=target, upper=target, name="final base position"))
 
 
 def _foot(problem: Any, x: Any, i: int) -> Any:

@@ -53,6 +53,7 @@ import pinocchio as pin
 from lie import quat_to_rot, rot_to_quat
 from models.joint_limits import wrap_into_limits
 from models.leg_ik import quadruped_ik
+from models.model import GRAVITY
 
 from ..terrain import SWING_HALF_WIDTH, Surface, SwingProfile, Terrain, smoothstep
 from ..terrain.base import nearest_regions
@@ -66,7 +67,6 @@ MAX_TILT = np.radians(40.0)
 START_SHIFT = 0.5
 #: Extra height [m] of the nominal swing path above the clearance it needs.
 PATH_EXTRA = 0.01
-GRAVITY = 9.81
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,7 +147,7 @@ def plan_on_terrain(
         start = np.asarray(x0, dtype=float)
         feet0 = np.asarray(robot.kinematics(start), dtype=float).reshape(nf, 3)
         _check_on_terrain(robot, terrain, feet0, schedule)
-        R0 = quat_to_rot(start[3:7])
+        R0 = quat_to_rot(robot.base_orientation(start))
         heading = float(np.arctan2(R0[1, 0], R0[0, 0]))
     table = foothold_table(schedule, np.c_[feet0[:, :2], np.zeros(nf)], shift)[:, :, :2]
     stances = _stance_phases(robot, schedule, terrain, table, feet0)
@@ -155,7 +155,7 @@ def plan_on_terrain(
     swings = _swing_phases(schedule, terrain, stances, footholds, half_width, heading)
     ground = _ground_points(schedule, footholds, swings)
     centroid = ground[:, :, :2].mean(axis=1)
-    base_xy = centroid + (start[:2] - centroid[0])
+    base_xy = centroid + (robot.base_position(start)[:2] - centroid[0])
     rise = flight_rise(schedule)
     if rise.any():
         base_xy = base_xy[0] + np.outer(smoothstep(np.linspace(0.0, 1.0, N)), base_xy[-1] - base_xy[0])
@@ -164,7 +164,7 @@ def plan_on_terrain(
     if x0 is None:
         start = _standing_state(robot, start, positions[0], quats[0], feet0)
     else:
-        positions[0], quats[0] = start[:3], start[3:7]
+        positions[0], quats[0] = robot.base_position(start), robot.base_orientation(start)
     nominal = _nominal_paths(schedule, footholds, swings, apex, clearance)
     plan = TerrainPlan(terrain, start, stances, swings, footholds, nominal, positions, quats, heading)
     check_reach(robot, plan)
@@ -311,9 +311,9 @@ def _base_poses(robot: Any, ground: np.ndarray, base_xy: np.ndarray, heading: fl
 def _standing_state(robot: Any, start: np.ndarray, position: np.ndarray, quat: np.ndarray, feet: np.ndarray) -> np.ndarray:
     """``start`` moved to the base pose, its legs reaching ``feet`` (IK nearest the standing joints), at rest."""
     x = np.zeros(robot.nx)
-    x[:3], x[3:7] = position, quat
-    x[7 : robot.nq] = start[7 : robot.nq]
-    x[7 : robot.nq] = robot.nearest_ik(x, feet)
+    x[robot.base_position_slice], x[robot.base_orientation_slice] = position, quat
+    x[robot.joint_position_slice] = robot.joint_positions(start)
+    x[robot.joint_position_slice] = robot.nearest_ik(x, feet)
     return x
 
 

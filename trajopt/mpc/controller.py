@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, List, Optional
 
 import numpy as np
 
 from ..problem import Problem
-from ..solvers import backend_choice, solver_class
-from ..solvers.rti import RtiSolver
+from ..solvers import SolverSettings, build_solver
+from ..solvers.settings import settings_with
 from ..solvers.stage_layout import stage_layout
 from ..transcription import get_transcription
 from .feedback import RiccatiGains
@@ -107,15 +107,16 @@ class MPC:
         ``x0`` is replaced by the measured state at every tick.
     mode:
         ``"rti"`` or ``"converged"``.
-    solver, transcription, hessian, chart, compile, options, threads:
-        As :func:`trajopt.solve` takes them; the mode's defaults fill what is
-        not given (``"rti"``: its own backend, compiled, RK4 multiple shooting with costs at the knots unless the problem's
-        transcription is explicit, Gauss-Newton, charts for rotations).
+    settings, overrides:
+        How each tick solves: a :class:`~trajopt.SolverSettings` with ``overrides`` (its field
+        names: ``solver``, ``transcription``, ``hessian``, ``chart``, ``compile``, ``options``,
+        ``threads``, ``max_iter``, ...), as :func:`trajopt.solve` takes them; the mode's defaults
+        fill what is not given (``"rti"``: its own backend, compiled, RK4 multiple shooting with
+        costs at the knots unless the problem's transcription is explicit, Gauss-Newton, charts for
+        rotations). ``max_iter`` caps a converged solve (``"converged"`` only).
     budget:
         Wall time (s) a tick's solve may take; a later one counts as failed.
         IPOPT stops itself at the budget, fatrop is killed; one SQP step runs to its end.
-    max_iter:
-        Iteration cap of a converged solve (``"converged"`` only).
     max_failures:
         Failures in a row before the next tick starts cold.
     feedback:
@@ -131,19 +132,13 @@ class MPC:
         self,
         problem: Problem,
         mode: str = "rti",
-        solver: Optional[str] = None,
-        transcription: Optional[str] = None,
-        hessian: Optional[str] = None,
-        chart: Optional[bool] = None,
-        compile: Optional[bool] = None,
-        options: Optional[Dict[str, Any]] = None,
-        threads: Optional[int] = None,
+        settings: Optional[SolverSettings] = None,
         budget: Optional[float] = None,
-        max_iter: Optional[int] = None,
         max_failures: int = 3,
         feedback: bool = True,
         update: Optional[Update] = None,
         on_reset: Optional[Callable[[float, np.ndarray], None]] = None,
+        **overrides: Any,
     ) -> None:
         if not isinstance(problem, Problem):
             raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
@@ -157,33 +152,31 @@ class MPC:
             raise ValueError(f"budget: expected a wall time in s > 0 or None, got {budget!r}")
         if not (isinstance(max_failures, int) and max_failures >= 1):
             raise ValueError(f"max_failures: expected an int >= 1, got {max_failures!r}")
-        if max_iter is not None and (mode != "converged" or not (isinstance(max_iter, int) and max_iter >= 1)):
-            raise ValueError(f"max_iter: an iteration cap >= 1 of mode 'converged', got {max_iter!r} with mode {mode!r}")
+        settings = settings_with(settings, {**overrides, "max_wall_time": budget})
+        if settings.max_iter is not None and mode != "converged":
+            raise ValueError(f"max_iter: an iteration cap of mode 'converged', got {settings.max_iter!r} with mode {mode!r}")
         model = problem.model
         rotations = model.error_dim != model.state_dim
         if mode == "rti":
-            name = transcription or (problem.default_transcription if get_transcription(problem.default_transcription).explicit else "multiple_shooting_knot_cost")
+            name = settings.transcription or (problem.default_transcription if get_transcription(problem.default_transcription).explicit else "multiple_shooting_knot_cost")
             if not get_transcription(name).explicit:
                 raise ValueError(f"transcription: the real-time iteration needs an explicit transcription (multiple shooting), got {name!r}")
-            if solver not in (None, "rti"):
-                raise ValueError(f"solver: the real-time iteration is its own backend (trajopt.solvers.rti), got {solver!r}; use mode='converged'")
-            solver, transcription = "rti", name
-            hessian = hessian or "gauss-newton"
-            chart = rotations if chart is None else chart
-            compile = True if compile is None else compile
+            if settings.solver not in (None, "rti"):
+                raise ValueError(f"solver: the real-time iteration is its own backend (trajopt.solvers.rti), got {settings.solver!r}; use mode='converged'")
+            settings = settings.replace(
+                solver="rti", transcription=name, hessian=settings.hessian or "gauss-newton",
+                chart=rotations if settings.chart is None else settings.chart, compile=True if settings.compile is None else settings.compile,
+            )  # fmt: skip
         else:
-            if transcription is None and feedback and not get_transcription(problem.default_transcription).explicit:
-                transcription = "multiple_shooting_knot_cost"
-            if chart is None and feedback:  # the gains read the stage form: gaps on tangent-chart knots
-                chart = rotations
-            choice = backend_choice(problem, solver, compile, hessian, chart)
-            solver, hessian, chart, compile = choice["solver"], choice["hessian"], choice["chart"], choice["compile"]
-            options = {**({"max_iter": max_iter} if max_iter else {}), **(options or {})}
+            if settings.solver == "rti":
+                raise ValueError("solver: 'rti' takes one step per tick; use mode='rti'")
+            if settings.transcription is None and feedback and not get_transcription(problem.default_transcription).explicit:
+                settings = settings.replace(transcription="multiple_shooting_knot_cost")
+            if settings.chart is None and feedback:  # the gains read the stage form: gaps on tangent-chart knots
+                settings = settings.replace(chart=rotations)
         self.problem, self.mode, self.update, self.feedback, self.on_reset = problem, mode, update, feedback, on_reset
         self.budget, self.max_failures = budget, max_failures
-        choice = backend_choice(problem, solver, compile, hessian, chart)
-        backend = RtiSolver if choice["solver"] == "rti" else solver_class(choice["solver"])
-        self.solver = backend(problem, transcription, options=options, compile=choice["compile"], threads=threads, hessian=choice["hessian"], chart=choice["chart"], max_wall_time=budget)
+        self.solver = build_solver(problem, settings)
         self.nlp = self.solver.nlp
         self._explicit = self.nlp.transcription.explicit
         if feedback and not self._explicit:
@@ -191,7 +184,6 @@ class MPC:
         self._layout = stage_layout(self.nlp) if self._explicit else None
         self._gain_function: Optional[RiccatiGains] = None
         self._shift_x, self._shift_g = StageShift(self.nlp.var_stage, problem.N), StageShift(self.nlp.row_stage, problem.N)
-        self._takes_multipliers = choice["solver"] in ("ipopt", "sqp", "rti")
         lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
         self._bounds = (lower, upper)
         self._interpolant = self.nlp.transcription.interpolant(model)
@@ -270,7 +262,7 @@ class MPC:
             else:
                 states, controls = shifted_trajectory(self.plan, t, self.problem.dynamics_params, self._explicit, hold=self._holding_control(t))
                 states[0] = self.problem.x0  # linearize at the measured state: the applied first knot's constraints hold exactly
-                multipliers = self._shifted_multipliers(t) if self._takes_multipliers else None
+                multipliers = self._shifted_multipliers(t) if self.solver.takes_multipliers else None
                 solution = self._solve_from(states, controls, None, multipliers)
             ok = self._ok(solution)
         except (RuntimeError, ValueError) as err:  # inside CasADi, or data the update made invalid
@@ -328,9 +320,9 @@ class MPC:
         """Riccati gains of the solve's linearization at its solution (:mod:`trajopt.mpc.feedback`).
 
         A real-time iteration's are those of the step's own linearization, at its start, computed
-        beside its QP (:attr:`RtiSolver.alongside`) once the gain function exists (built at the first plan)."""
+        beside its QP (the backend's ``alongside``, when it :attr:`~trajopt.solvers.base.NlpSolver.linearizes_alongside`) once the gain function exists (built at the first plan)."""
         nlp = self.nlp
-        if isinstance(self.solver, RtiSolver):
+        if self.solver.linearizes_alongside:
             if self.solver.last_alongside is not None:
                 return self.solver.last_alongside
             jac, hess = self.solver.last_linearization
@@ -340,14 +332,14 @@ class MPC:
             jac, hess = self.solver.linearization(nlp.pack(solution.states, solution.controls, solution.intervals))
         if self._gain_function is None:
             self._gain_function = RiccatiGains(nlp, self._layout, jac.sparsity(), hess.sparsity())
-            if isinstance(self.solver, RtiSolver):
+            if self.solver.linearizes_alongside:
                 self.solver.alongside = self._gain_function
         return self._gain_function(jac, hess)
 
     def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
         first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
         control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
-        qp_iterations = self.solver.last_qp_iterations if isinstance(self.solver, RtiSolver) and not isinstance(solution, _FailedSolve) else 0
+        qp_iterations = self.solver.last_qp_iterations if not isinstance(solution, _FailedSolve) else 0
         self.log.append(TickRecord(
             float(t), compute, float(solution.solve_time), int(iterations), int(qp_iterations), str(solution.status), bool(ok), bool(late), bool(cold),
             self._failures, float(solution.objective), float(solution.max_violation), first,

@@ -28,10 +28,7 @@ from ..legged.schedule import GAIT_OFFSETS
 
 #: Gaits by name: the Go1's period (s) and duty factor. The trot's period is the receding horizon's
 #: length (:data:`trajopt.mpc.legged.DEFAULT_HORIZON`, 0.4 s), so that a horizon starting anywhere in
-#: the cycle holds the next touchdown of both diagonal pairs. Measured in MuJoCo (lateral 6 N s pushes
-#: on the trot in place, 20 random phases, one-tick delay): a 0.5 s trot recovered 15 of 20 on the
-#: 0.4 s horizon, all of its failures pushes as one pair lifted off, when the horizon ended before the
-#: other pair's next touchdown; the 0.4 s trot recovered 20 of 20.
+#: the cycle holds the next touchdown of both diagonal pairs (pushes recovered: docs/design/mpc.md).
 GAITS = {"stand": (0.5, 1.0), "trot": (0.4, 0.6), "pace": (0.5, 0.6), "bound": (0.5, 0.6)}
 
 

@@ -13,33 +13,21 @@ the horizon changes numbers, never the NLP:
 - the friction pyramid inscribed in Coulomb's cone, ``|f_x|, |f_y| <= mu f_z
   / sqrt(2)``, of every foot's KKT force ``f(x_k, u_k, s_k)`` (its rows' lower
   bound 0 in stance, ``-inf`` in swing, where the force is zero), at the knots
-  that hold a control. The pyramid ``|f_x|, |f_y| <= mu f_z`` of the plans
-  circumscribes the cone: along its diagonals it admits ``|f_t| = sqrt(2) mu
-  f_z``, more than any ground holds. A trot on two diagonal feet plans
-  internal forces along the diagonal (the feet pushed towards each other,
-  which lowers the torques the cost weighs): ANYmal B's at ``|f_t| / f_z``
-  0.6-0.76 with ``mu`` 0.7 (measured on its first plan); in MuJoCo's default
-  pyramidal cone, which is itself inscribed (``mu / sqrt(2)`` along its
-  diagonals), the stance feet slid at 0.37 m/s (median) and it fell at
-  0.45 s (with MuJoCo's elliptic cone it walked). With the inscribed
-  pyramid its planned forces stay in the cone; the Go1's trot uses
-  ``|f_t| / f_z`` 0.13 at the median. The rows are in the robot's weight
-  ``m g`` (``(c f_z -+ f_x) / (m g)``): HPIPM's interior point starts its
-  slacks and multipliers at one scale, and rows in newtons (slacks of tens
-  to hundreds of N) cost it iterations. On 40 QPs of a walk in MuJoCo,
-  ANYmal B's took 9.8 iterations with the rows in newtons and 5.3 in
-  weights, the Go1's 6.0 and 4.7 (measured);
+  that hold a control. Inscribed, not circumscribed like the pyramid
+  ``|f_x|, |f_y| <= mu f_z`` of the plans: that one admits ``sqrt(2) mu f_z``
+  along its diagonals, where a trot plans its internal forces, and feet slid.
+  The rows are in the robot's weight ``m g`` (``(c f_z -+ f_x) / (m g)``):
+  HPIPM's interior point starts its slacks and multipliers at one scale, and
+  rows in newtons cost it iterations;
 - touchdown: at the knot ``k >= 2`` where a foot lands (in stance at ``k``,
   in swing at ``k - 1``) its height is the ground's and its velocity zero
   (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
   free elsewhere. The ground's height is the mean height of the feet
   standing now (a soft ground lets them sink a few millimetres). Knot 1 is
   left free: it is reached from the measured state in one interval, and a
-  foot there often cannot be steered (a stance foot moves as it was
-  measured to; hard rows at knot 1, and a hard ``z >= 0`` on swing feet, made
-  the QP infeasible when the plant's feet landed early or sank, measured in
-  MuJoCo; touchdown as a cost only let feet land late, with the model
-  holding a foot in the air);
+  foot there often cannot be steered (hard rows there made the QP
+  infeasible when the plant's feet landed early or sank; touchdown as a
+  cost only let feet land late);
 - the URDF's torque and joint limits (bounds).
 
 The horizon starts from the measured state with the velocities of the feet
@@ -52,16 +40,10 @@ swing at one of the times ``t - j h`` of that span) removed by a plastic impact
 ``M`` the joint-space inertia and ``J_s`` the stance feet's WORLD-aligned
 linear Jacobian rows (the least change of kinetic energy that stops them).
 The KKT contact dynamics hold a stance foot's acceleration at zero, not its
-velocity: in MuJoCo's soft contacts a foot lands with some velocity (one
-bounced 1 cm up after a push), which the model then carried through the
-whole stance, planning a stance foot that rose 17 cm over the horizon; the
-real-time iterations diverged, their QPs became infeasible and the Go1 fell
-(measured on a 6 N s lateral push). Feet that have stood longer, that is
-standing feet, keep their measured velocity: projecting theirs too hid the
-slow creep of a standing foot from the controller, and the Go1 standing 20 s
-drifted 3.1 cm instead of 0.3 cm (measured). With 0.1 s instead of
-:data:`SETTLE_TIME`, 8 of 10 lateral 6 N s pushes on the trot were
-recovered instead of 9 of 10.
+velocity, so a foot that lands with some velocity (in soft contacts) would
+have it carried through the whole stance. Feet that have stood longer keep
+their measured velocity, so that the slow creep of a standing foot stays
+visible to the controller.
 
 The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
 at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a
@@ -105,42 +87,25 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   per foot (``tau = g(q) - J^T f``, joint rows), elsewhere around zero.
   With four feet down the contact dynamics leave the internal forces (feet
   pushing each other apart) to this term alone: around zero torque the
-  cheapest torques pushed the feet outwards, and in MuJoCo's soft contacts
-  the feet crept sideways until the legs splayed (the Go1 standing fell
-  after 4.5 s, its hip abduction drifting 0.2 rad, measured); around these
-  torques the plan's forces stay vertical and the Go1 stands. A gait moves
+  cheapest torques pushed the feet outwards until the legs splayed; around
+  these torques the plan's forces stay vertical. A gait moves
   its feet before they creep, and on two feet a vertical-force reference
   (``m g / 2`` each) leaves a moment about the base unbalanced, so the
   other knots keep zero.
   The torque weight is the Go1's divided by the robot's torque scale
   ``m_r s`` (mass and leg ratios to the Go1's,
   :attr:`~trajopt.legged.scaling.GaitScale.torque`; :meth:`LeggedMPCWeights.scaled`),
-  the other weights are the Go1's. Measured in MuJoCo, 10 s at 0.3 m/s x
-  ``sqrt(s)``: with the Go1's torque weight Solo12 (2.5 kg, ``m_r s`` 0.14),
-  whose torques cost almost nothing against its motion, took feedback gains
-  of 1300 N m/rad on the base attitude, a swing leg whirled at the plant's
-  1 kHz and it fell at 1.2-1.6 s, and ANYmal B (3.2) fell at 4.7 s; dividing
-  by ``(m_r s)^2``, as dynamic similarity would, made HyQ's torques (10.8)
-  so cheap that its QPs failed and it fell at 1.7 s (at 3.9 s with every
-  weight scaled by similarity, its torques at their 150 Nm limits in 60 %
-  of its last second's steps). Divided by ``m_r s``, all six robots of
-  ``trajopt solve trot --robot`` walk.
+  the other weights are the Go1's: the Go1's weight left light robots' torques
+  almost free and the ``(m_r s)^2`` of dynamic similarity left heavy robots'
+  too cheap; divided by ``m_r s``, all six robots of ``trajopt solve trot
+  --robot`` walk.
 
 A terminal cost weighs the base and joints ``terminal_factor`` times more.
 
 The real-time iteration's step takes no Levenberg-Marquardt term (the
 ``regularization`` option of :mod:`trajopt.solvers.rti`, ``lambda |d|^2 / 2``,
-left at its default 0).
-Measured in MuJoCo with ``lambda`` = 0.01: velocities tracked more closely
-(RMS 0.029 against 0.041 m/s at 0.6 m/s) and HPIPM took one iteration
-less, but with four feet down the torques' null space (the internal
-forces, fixed by the torque cost alone, whose weight 1e-3 is a tenth of
-``lambda``) stayed where the trot had left it: after walking, one
-diagonal's hip torques stayed 0.6 Nm off the standing ones, its feet crept
-apart in the soft contacts and the Go1 fell 4.7 s into its final stand.
-Without the stance projection above, the term was what kept the 0.6 m/s trot up (one
-Gauss-Newton step of the contact dynamics overshot by tens of rad/s in a
-stance leg's joint velocities, the next QPs were infeasible).
+left at its default 0): with four feet down it froze the torques' null space
+(the internal forces) where the trot had left it, and the feet crept apart.
 
 Lengths and times scale with the robot's legs (:class:`~trajopt.legged.scaling.GaitScale`):
 the horizon's length, period, apex, standing height, accelerations, lags come
@@ -148,11 +113,10 @@ from the robot. The knot step does not: it is ``dt`` (0.02 s, the period of
 a 50 Hz controller) for every robot, so that a tick on the controller's grid
 moves the horizon by whole knots and its warm start is the previous plan
 itself (:mod:`trajopt.mpc.shift`; run the controller at a period that is a
-multiple of ``dt``). With the knot step scaled too (ANYmal B's 23.5 ms,
-HyQ's 25.6 ms) the 50 Hz ticks fell between knots, the warm starts were
-interpolated and HPIPM took 14 and 15 iterations per QP instead of 10 and
-6.4 (walking in MuJoCo, one-tick delay, rows in newtons; measured); with
-their measured solve times they fell within 1.1 and 9.5 s.
+multiple of ``dt``); scaled knots put the ticks between knots and the warm
+starts had to be interpolated.
+
+Design notes, with the measurements behind each choice: docs/design/mpc.md.
 """
 from __future__ import annotations
 
@@ -162,8 +126,9 @@ from typing import Any, Optional, Sequence, Tuple
 import casadi as ca
 import numpy as np
 
-from lie import quat_to_euler_zyx
+from lie import quat_to_euler_zyx, yaw_to_quat, yaw_to_rot
 from models.contact_dynamics import ContactDynamics
+from models.model import GRAVITY
 
 from ..constraints import Constraint
 from ..costs import LeastSquaresCost, QuadraticCost, QuadraticTerminalCost
@@ -173,15 +138,12 @@ from .commands import Command, CommandProfile, command_limits
 from .gaits import GaitSchedule, GaitTimeline
 from ..problem import Problem
 
-GRAVITY = 9.81
 #: Reference accelerations of the Go1 (scaled): forward and lateral (m/s^2), yaw (rad/s^2).
 ACCELERATION = (1.0, 1.0, 2.0)
 #: How far the reference may lead the measured base of the Go1 (scaled): position (m), heading (rad).
 MAX_LAG = (0.1, 0.3)
 #: The horizon's length (s, the Go1's; scaled by the robot's legs), the trot's period
-#: (:data:`~trajopt.mpc.gaits.GAITS`). A 0.5 s horizon over a 0.5 s trot recovered every lateral 6 N s
-#: push of the measured set, but the Go1 standing drifted 3.6 cm and fell at 19 s, and HyQ walking fell
-#: at 5.5 s, where 0.4 s stood 20 s (0.3 cm) and walked (measured in MuJoCo, one-tick delay).
+#: (:data:`~trajopt.mpc.gaits.GAITS`). Longer horizons let standing robots drift and fall (docs/design/mpc.md).
 DEFAULT_HORIZON = 0.4
 #: A foothold's largest horizontal distance from its hip, as a fraction of the leg's length.
 REACH = 0.45
@@ -321,7 +283,7 @@ class LeggedMPC:
         for c in (self.friction, self.foot_height, self.touchdown):
             problem.add_constraint(c)
         xl, xu = np.full(problem.nx, -np.inf), np.full(problem.nx, np.inf)
-        xl[7:nq], xu[7:nq] = robot.joint_lower, robot.joint_upper
+        xl[robot.joint_position_slice], xu[robot.joint_position_slice] = robot.joint_lower, robot.joint_upper
         problem.bound_states(xl, xu, knots=list(range(1, N)))
         Q = np.concatenate([w.base_position, w.base_orientation, np.full(nj, w.joint_position), w.base_velocity, w.base_angular_velocity, np.full(nj, w.joint_velocity)])
         self.state_cost = QuadraticCost(model, Q, np.full(model.control_dim, w.torque), x_ref=np.repeat(self.x_stand[None], N, axis=0))
@@ -335,7 +297,7 @@ class LeggedMPC:
     def start(self, t: float, x: np.ndarray) -> None:
         """Start the reference at the measured base, at rest (before the first solve; :class:`~trajopt.mpc.MPC`'s ``on_reset``)."""
         x = np.asarray(x, dtype=float)
-        self._p_ref, self._psi_ref = x[:2].copy(), float(quat_to_euler_zyx(x[3:7])[0])
+        self._p_ref, self._psi_ref = self.robot.base_position(x)[:2].copy(), float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         self._v_ref, self._t_ref = np.zeros(3), float(t)
         self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
         self._ground = 0.0
@@ -350,13 +312,13 @@ class LeggedMPC:
         dt = max(t - self._t_ref, 0.0)
         if dt > 0:
             self._v_ref = self._ramp(self._v_ref, self.commands.at(t).as_array(), dt)
-            self._p_ref = self._p_ref + _yaw_matrix(self._psi_ref)[:2, :2] @ self._v_ref[:2] * dt
+            self._p_ref = self._p_ref + yaw_to_rot(self._psi_ref)[:2, :2] @ self._v_ref[:2] * dt
             self._psi_ref += self._v_ref[2] * dt
             self._t_ref = t
-        lag = self._p_ref - x[:2]
+        lag = self._p_ref - self.robot.base_position(x)[:2]
         if np.linalg.norm(lag) > self.max_lag[0]:
-            self._p_ref = x[:2] + self.max_lag[0] * lag / np.linalg.norm(lag)
-        yaw = float(quat_to_euler_zyx(x[3:7])[0])
+            self._p_ref = self.robot.base_position(x)[:2] + self.max_lag[0] * lag / np.linalg.norm(lag)
+        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         heading_lag = np.angle(np.exp(1j * (self._psi_ref - yaw)))
         self._psi_ref = yaw + float(np.clip(heading_lag, -self.max_lag[1], self.max_lag[1]))
 
@@ -370,7 +332,7 @@ class LeggedMPC:
             dt = tk - t
             if dt > 0:
                 v_new = self._ramp(v, self.commands.at(tk).as_array(), dt)
-                p = p + _yaw_matrix(psi + 0.5 * dt * (v[2] + v_new[2]))[:2, :2] @ (0.5 * (v[:2] + v_new[:2])) * dt
+                p = p + yaw_to_rot(psi + 0.5 * dt * (v[2] + v_new[2]))[:2, :2] @ (0.5 * (v[:2] + v_new[:2])) * dt
                 psi, v, t = psi + 0.5 * dt * (v[2] + v_new[2]), v_new, tk
             P[k], PSI[k], V[k] = (p[0], p[1], self.height), psi, v
         return P, PSI, V
@@ -392,15 +354,15 @@ class LeggedMPC:
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
         positions, headings, velocities = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
-        X[:, 0:3] = positions
-        X[:, 3:7] = np.stack([np.cos(headings / 2), np.zeros(N), np.zeros(N), np.sin(headings / 2)], axis=1)  # level, turned by psi about z
+        X[:, self.robot.base_position_slice] = positions
+        X[:, self.robot.base_orientation_slice] = yaw_to_quat(headings)  # level, turned by psi about z
         X[:, nq : nq + 2] = velocities[:, :2]  # body frame = heading frame for the level reference
         X[:, nq + 2] = 0.0
         X[:, nq + 5] = velocities[:, 2]
         feet_now = np.asarray(self.robot.kinematics(x)).reshape(4, 3)
         if masks.all() and not np.any(self._v_ref):  # standing still: the base's reference is over the feet
             self._p_ref = self._support_centre(feet_now)
-            X[:, 0:2] = self._p_ref
+            X[:, self.robot.base_position_slice.start : self.robot.base_position_slice.start + 2] = self._p_ref
         self.history.append((t, self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self.commands.at(t).as_array()))
         standing = past[0]  # the stance at t itself
         if standing.any():
@@ -419,7 +381,7 @@ class LeggedMPC:
     def _support_centre(self, feet: np.ndarray) -> np.ndarray:
         """The base position (2,) that puts the feet (4, 3) at their standing offsets from it, in the least-squares
         sense: the feet's mean minus the mean standing offset turned by the reference heading."""
-        return feet[:, :2].mean(axis=0) - (_yaw_matrix(self._psi_ref)[:2, :2] @ self.hips[:, :2].mean(axis=0))
+        return feet[:, :2].mean(axis=0) - (yaw_to_rot(self._psi_ref)[:2, :2] @ self.hips[:, :2].mean(axis=0))
 
     def stance_projection(self, x: np.ndarray, stance: np.ndarray) -> np.ndarray:
         """``x`` (n,) with the velocities of its ``stance`` feet (4,) removed by a plastic impact (module docstring):
@@ -444,9 +406,9 @@ class LeggedMPC:
         """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""
         N, h, tl = len(times), self.dt, self.timeline
         P = np.zeros((N, 16))
-        yaw = float(quat_to_euler_zyx(x[3:7])[0])
-        v_world = _yaw_matrix(yaw) @ x[self.robot.nq : self.robot.nq + 3]  # body-frame base velocity, level base assumed for the correction
-        v_ref = _yaw_matrix(heading) @ np.r_[self._v_ref[:2], 0.0]
+        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
+        v_world = yaw_to_rot(yaw) @ x[self.robot.nq : self.robot.nq + 3]  # body-frame base velocity, level base assumed for the correction
+        v_ref = yaw_to_rot(heading) @ np.r_[self._v_ref[:2], 0.0]
         capture = np.sqrt(self.height / GRAVITY) * (v_world - v_ref)
         capture[2] = 0.0
         for i in range(4):
@@ -456,8 +418,8 @@ class LeggedMPC:
             lift, land = tl.swing_times(times[k] + 0.5 * h, i)  # the masks' mid-interval times
             stance_time = tl.period[tl.segment(land)] * tl.duty[tl.segment(land)]
             base, psi, v = self.reference_base(np.maximum(land, self._t_ref))
-            hips = base + np.einsum("kij,j->ki", _yaw_matrices(psi), self.hips[i])
-            hold = hips + np.einsum("kij,kj->ki", _yaw_matrices(psi), np.column_stack([v[:, :2], np.zeros(len(k))])) * (stance_time / 2)[:, None] + capture
+            hips = base + np.einsum("kij,j->ki", yaw_to_rot(psi), self.hips[i])
+            hold = hips + np.einsum("kij,kj->ki", yaw_to_rot(psi), np.column_stack([v[:, :2], np.zeros(len(k))])) * (stance_time / 2)[:, None] + capture
             offset = hold[:, :2] - hips[:, :2]
             norm = np.linalg.norm(offset, axis=1, keepdims=True)
             hold[:, :2] = hips[:, :2] + offset * np.minimum(1.0, self.reach / np.maximum(norm, 1e-12))
@@ -467,16 +429,3 @@ class LeggedMPC:
             P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
             P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
         return P
-
-
-def _yaw_matrix(psi: float) -> np.ndarray:
-    """The rotation (3, 3) by ``psi`` about the world z axis."""
-    return _yaw_matrices(np.array([psi]))[0]
-
-
-def _yaw_matrices(psi: np.ndarray) -> np.ndarray:
-    """The rotations (K, 3, 3) by the angles ``psi`` (K,) about the world z axis."""
-    c, s = np.cos(psi), np.sin(psi)
-    out = np.zeros((len(psi), 3, 3))
-    out[:, 0, 0], out[:, 0, 1], out[:, 1, 0], out[:, 1, 1], out[:, 2, 2] = c, -s, s, c, 1.0
-    return out

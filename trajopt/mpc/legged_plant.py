@@ -93,7 +93,7 @@ class KKTPlant:
             self.v = self.v - Minv_JT @ np.linalg.lstsq(Jc @ Minv_JT, Jc @ self.v, rcond=None)[0]
             p, pdot, J, drift = self._feet()
         tau = self.B @ np.asarray(u, dtype=float) - num.bias(self.q, self.v)
-        tau[:3] += quat_to_rot(self.q[3:7]).T @ np.asarray(force, dtype=float)  # a WORLD force at the base origin, in the base frame
+        tau[:3] += quat_to_rot(self.robot.base_orientation(self.q)).T @ np.asarray(force, dtype=float)  # a WORLD force at the base origin, in the base frame
         kp, kd = BAUMGARTE
         forces = np.zeros((self.robot.nc, 3))
         for _ in range(self.robot.nc + 1):

@@ -34,7 +34,7 @@ def base_motion(model: Any, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     robot = getattr(model, "robot", model)
     if getattr(robot, "is_floating", False):
         nq = robot.nq
-        return np.asarray(x[:3], dtype=float), quat_to_rot(np.asarray(x[3:7])) @ np.asarray(x[nq : nq + 3])
+        return np.asarray(robot.base_position(x), dtype=float), quat_to_rot(np.asarray(robot.base_orientation(x))) @ np.asarray(x[nq : nq + 3])
     if hasattr(model, "gen_inds") and hasattr(model, "rotation_matrix"):
         i = model.gen_inds()
         v = np.asarray(x[i["v"]], dtype=float)

@@ -18,10 +18,9 @@ deadline miss) skips the ticks it overran; the next tick is the first one
 of the grid after its plan arrived. On the grid, a horizon whose knot step
 divides the period moves by whole knots from tick to tick and its warm
 start is the previous plan itself (:mod:`trajopt.mpc.shift`). Ticking as
-soon as the solve was done put the ticks between knots: the interpolated
-warm starts took the Go1 trot's tick from 18 to 34 ms (p50, HPIPM needing
-more iterations), every tick then missed its deadline (measured in MuJoCo,
-50 Hz, 20 ms knots, ``delay="measured"``). Between plan arrivals the plant
+soon as the solve was done would put the ticks between knots and make the
+interpolated warm starts slower than the period (docs/design/mpc.md).
+Between plan arrivals the plant
 applies the newest plan's law :meth:`Plan.control` to the state it has at
 every step (a joint-level controller reading encoders at the plant rate),
 and with ``latency`` (s) the torque reaches the actuators that much later.
@@ -110,9 +109,7 @@ def run_closed_loop(
     solves for the moment its plan is expected to arrive (:meth:`MPC.step`'s ``delay``: the
     controller's :meth:`~MPC.compute_estimate` with ``delay="measured"``, the period with
     ``"tick"``, the given delay otherwise; plus the actuators' ``latency``). It is off by default:
-    measured on the Go1's command sequence in MuJoCo (stand, trot at 0.4 m/s, turn, stop, stand;
-    one-tick delay), the loop without it ran 14 s without a failed tick, with it it fell at the
-    last change of gait."""
+    on the Go1's command sequence it made the loop fall at a change of gait (docs/design/mpc.md)."""
     if not (np.isfinite(duration) and duration > 0):
         raise ValueError(f"duration: expected s > 0, got {duration!r}")
     if not (np.isfinite(rate) and rate > 0):

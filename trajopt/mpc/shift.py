@@ -13,9 +13,8 @@ with ``s = (t - t_prev) / h`` knots elapsed,
   parameters (``hold``: :meth:`models.Model.equilibrium_control`), or a copy
   of its last knot (collocation). Not with the plan's last control: that one
   took the last interval to its terminal cost (a swing leg braked hard, say);
-  kept on, it whirled the Go1's swing legs to 30-300 rad/s over two appended
-  knots, and the real-time iteration ticking every second knot diverged from
-  there within a second (measured in MuJoCo);
+  kept on, it whirled the Go1's swing legs in MuJoCo, and the real-time
+  iteration diverged (docs/design/mpc.md);
 - multipliers (:class:`StageShift`): the rows and variables of stage
   ``k + n`` of the previous solve for stage ``k`` (``n = round(s)``), where the
   two stages have the same number of them, zero elsewhere and for the appended

@@ -37,9 +37,8 @@
   :meth:`MujocoRobot.set_joint_pd` gives them a joint PD law evaluated by
   MuJoCo itself (force = ``ctrl - kp q - kd qdot``), as a motor driver
   does: its damping is then integrated implicitly by the ``implicitfast``
-  integrator, which keeps light joints stable (measured on the G1: with the
-  same PD computed outside MuJoCo at 1 ms, Kd 1 N m s/rad, the wrist roll
-  joints, 3.7e-4 kg m^2, oscillated by 20 deg; inside, they track to 0.01 deg).
+  integrator, which keeps light joints stable, where the same PD computed
+  outside MuJoCo made the G1's wrists oscillate (docs/design/mujoco.md).
 - Contacts (:class:`ContactParameters`): a sphere of radius ``r`` CENTRED at
   each of the robot's contact points (its kinematics bodies), and a ground
   plane at ``z = -r``, so a sphere resting on it has its centre, the plan's
@@ -67,13 +66,12 @@ import numpy as np
 import pinocchio as pin
 
 from lie import quat_to_rot
+from models.model import GRAVITY
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
 from .sources import spec_from_pinocchio, spec_from_urdf, urdf_foot_radius
 from .terrain import BODY_BITS, FOOT_BITS, LINK_TERRAIN, add_body_collisions, add_terrain, foot_radius
 
-#: Gravity of the plans (m/s^2), along -z.
-GRAVITY = 9.81
 #: MuJoCo integrators by name.
 INTEGRATORS = {
     "euler": mujoco.mjtIntegrator.mjINT_EULER,
@@ -99,11 +97,8 @@ class ContactParameters:
 
     The defaults are nearer our rigid contacts than MuJoCo's own
     (``solref (0.02, 1)``, ``solimp (0.9, 0.95, 0.001)``) and than the URDF's
-    2 cm foot spheres. Measured with PD + feed-forward at 1 ms
-    (bench/mujoco_drift.py): feet sink 0.18 mm on average into the ground
-    (MuJoCo's defaults: 2.75 mm); go1-jump drifts 14.1 mm / 0.70 deg
-    (MuJoCo's defaults: 43.8 mm / 3.45 deg; 2 cm spheres, which roll 10 mm
-    under the stance feet: 35.3 mm), go1-trot 2.4 mm (6.7; 5.0).
+    2 cm foot spheres, which roll under the stance feet: the feet sink less
+    and the replays drift less (docs/design/mujoco.md).
     """
 
     radius: float = 0.005
@@ -187,7 +182,7 @@ class MujocoRobot:
         """
         T = np.eye(self.robot.nv)[self.v_index]
         if self.floating:
-            T[_BASE_VEL, _BASE_VEL] = quat_to_rot(q[3:7])
+            T[_BASE_VEL, _BASE_VEL] = quat_to_rot(self.robot.base_orientation(q))
         return T
 
     def to_mujoco(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -196,15 +191,15 @@ class MujocoRobot:
         q, v = np.asarray(x[:nq], dtype=float), np.asarray(x[nq:], dtype=float)
         qvel = v[self.v_index]
         if self.floating:
-            qvel[_BASE_VEL] = quat_to_rot(q[3:7]) @ v[_BASE_VEL]
+            qvel[_BASE_VEL] = quat_to_rot(self.robot.base_orientation(q)) @ v[_BASE_VEL]
         return q[self.q_index], qvel
 
     def from_mujoco(self, qpos: np.ndarray, qvel: np.ndarray) -> np.ndarray:
         """Nominal state ``[q; v]`` of MuJoCo's ``qpos``, ``qvel`` (quaternion normalized)."""
         q, v = np.asarray(qpos, dtype=float)[self.q_inverse], np.asarray(qvel, dtype=float)[self.v_inverse]
         if self.floating:
-            q[3:7] /= np.linalg.norm(q[3:7])
-            v[_BASE_VEL] = quat_to_rot(q[3:7]).T @ np.asarray(qvel, dtype=float)[_BASE_VEL]
+            q[self.robot.base_orientation_slice] /= np.linalg.norm(self.robot.base_orientation(q))
+            v[_BASE_VEL] = quat_to_rot(self.robot.base_orientation(q)).T @ np.asarray(qvel, dtype=float)[_BASE_VEL]
         return np.concatenate([q, v])
 
     def to_mujoco_acceleration(self, x: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -217,7 +212,7 @@ class MujocoRobot:
         qacc = np.asarray(a, dtype=float)[self.v_index]
         if self.floating:
             v, w = x[nq : nq + 3], x[nq + 3 : nq + 6]
-            qacc[_BASE_VEL] = quat_to_rot(x[3:7]) @ (a[:3] + np.cross(w, v))
+            qacc[_BASE_VEL] = quat_to_rot(self.robot.base_orientation(x)) @ (a[:3] + np.cross(w, v))
         return qacc
 
     def to_ctrl(self, u: np.ndarray) -> np.ndarray:

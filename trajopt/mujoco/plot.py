@@ -16,6 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from models.multibody_model import BASE_QUAT
+
 from ..plotting.legged import shade_stance
 from ..plotting.output import save_figure
 from ..plotting.trajectories import EULER_LABELS, add_legend, euler_zyx_degrees
@@ -44,7 +46,7 @@ def plot_verification(report: VerificationReport, path: Optional[str | Path] = N
     ax = axes[1]
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for label, (t, X) in runs.items():
-        angles = euler_zyx_degrees(X[:, 3:7])
+        angles = euler_zyx_degrees(X[:, BASE_QUAT])
         for j, name in enumerate(EULER_LABELS):
             ax.plot(t, angles[:, j], STYLES[label], color=colors[j], label=f"{name}, {label}")
     ax.set_title("base orientation (ZYX Euler)", loc="left")

@@ -7,10 +7,8 @@ collocation, controls linear and states quadratic between knots) at every
 simulator step ``t_i = i dt``: the state the simulated one is compared with,
 and the torques and contact forces a controller holds over the step (as a
 real controller samples its reference; sampling at the middle of the step
-instead was measured to drift more: go1-trot 7.0 against 6.1 mm, go1-bound
-42 against 32 mm, with a PD 30 / 1 + feed-forward at 1 ms). Holding the
-knots' torques over whole knot intervals instead drifts far more (go1-jump
-53 against 14 mm: bench/mujoco_drift.py).
+drifts more, and holding the knots' torques over whole knot intervals far
+more: docs/design/mujoco.md).
 
 A periodic plan (joint angles and all velocities at the end equal to those at
 the start) is repeated ``cycles`` times: cycle ``c`` is the plan moved by
@@ -26,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from lie import axis_angle_to_quat, quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+from lie import quat_conj, quat_error, quat_mult, quat_to_axis_angle, quat_to_rot, yaw_to_quat
 
 #: Largest end-to-start difference (joint angles rad, velocities rad/s or m/s, roll and pitch rad)
 #: of a plan that :func:`sample_plan` repeats.
@@ -73,19 +71,20 @@ def plan_terrain(problem: Any) -> Any:
 def periodic_mismatch(solution: Any) -> float:
     """Largest difference between the plan's last and first knot in joint angles, velocities, roll and pitch."""
     problem = legged_problem(solution)
-    nq = problem.robot.nq
+    robot = problem.robot
+    nq = robot.nq
     x0, xf = solution.states[0], solution.states[-1]
-    roll_pitch = quat_to_axis_angle(quat_mult(quat_conj(x0[3:7]), xf[3:7]))[:2]
-    return float(max(np.abs(xf[7:nq] - x0[7:nq]).max(), np.abs(roll_pitch).max(), np.abs(xf[nq:] - x0[nq:]).max()))
+    roll_pitch = quat_error(robot.base_orientation(xf), robot.base_orientation(x0))[:2]
+    return float(max(np.abs(robot.joint_positions(xf) - robot.joint_positions(x0)).max(), np.abs(roll_pitch).max(), np.abs(xf[nq:] - x0[nq:]).max()))
 
 
-def _cycle_motion(states: np.ndarray) -> tuple:
+def _cycle_motion(robot: Any, states: np.ndarray) -> tuple:
     """Yaw rotation (3x3, quaternion) and translation of the horizontal rigid motion from the first to the last base pose."""
-    q0, qf = states[0, 3:7], states[-1, 3:7]
+    q0, qf = robot.base_orientation(states[0]), robot.base_orientation(states[-1])
     yaw = quat_to_axis_angle(quat_mult(qf, quat_conj(q0)))[2]
-    quat = np.asarray(axis_angle_to_quat(np.array([0.0, 0.0, yaw])))
+    quat = yaw_to_quat(yaw)
     rot = quat_to_rot(quat)
-    return rot, quat, states[-1, :3] - rot @ states[0, :3]
+    return rot, quat, robot.base_position(states[-1]) - rot @ robot.base_position(states[0])
 
 
 def plan_timestep(solution: Any, target: float = 1e-3) -> float:
@@ -129,13 +128,13 @@ def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
     F = problem.contact_forces(X, W, knots=problem.knot_index(local))
     h = solution.tf / (solution.N - 1)
     knots = np.minimum(np.floor(local / h + 1e-9).astype(int), solution.N - 2)
-    rot, quat, shift = _cycle_motion(solution.states)
+    rot, quat, shift = _cycle_motion(problem.robot, solution.states)
     motions = [(np.eye(3), np.array([1.0, 0.0, 0.0, 0.0]), np.zeros(3))]
     for _ in range(cycles - 1):
         r, q, p = motions[-1]
         motions.append((rot @ r, np.asarray(quat_mult(quat, q)), rot @ p + shift))
-    states = [_moved(X, *motion) for motion in motions]
-    states.append(_moved(np.asarray(solution.evaluate(solution.tf)[0])[None], *motions[-1]))
+    states = [_moved(problem.robot, X, *motion) for motion in motions]
+    states.append(_moved(problem.robot, np.asarray(solution.evaluate(solution.tf)[0])[None], *motions[-1]))
     return PlanSamples(
         times=np.arange(n * cycles + 1) * dt,
         states=np.vstack(states),
@@ -148,9 +147,9 @@ def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
     )
 
 
-def _moved(X: np.ndarray, rot: np.ndarray, quat: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """States (K, nx) with the base pose moved by the world-frame rigid motion ``(rot, quat, shift)``."""
+def _moved(robot: Any, X: np.ndarray, rot: np.ndarray, quat: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """States (K, nx) of ``robot`` with the base pose moved by the world-frame rigid motion ``(rot, quat, shift)``."""
     out = np.array(X, dtype=float)
-    out[:, :3] = X[:, :3] @ rot.T + shift
-    out[:, 3:7] = np.array([quat_mult(quat, q) for q in X[:, 3:7]])
+    out[:, robot.base_position_slice] = robot.base_position(X) @ rot.T + shift
+    out[:, robot.base_orientation_slice] = np.array([quat_mult(quat, q) for q in robot.base_orientation(X)])
     return out

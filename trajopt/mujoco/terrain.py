@@ -26,8 +26,8 @@ feet (:func:`foot_radius`, the URDF's foot sphere, 2 cm on the Go1) instead
 of the small contact spheres' ``r``: the plans put the feet's centres on the
 terrain, so the real terrain is a real foot's radius below them, and that is
 the terrain the shanks must clear (with ``r`` = 5 mm a Go1 shank standing
-near a stair's edge would sit 15 mm closer to it than it does; measured on
-go1-stairs, 1.8 mm into the tread at a touchdown). Collision filters: feet
+near a stair's edge would sit 15 mm closer to it than it does;
+docs/design/terrain.md). Collision filters: feet
 and the first copy collide (``contype`` 1 against ``conaffinity`` 1),
 links and the second copy (``contype`` 2 against ``conaffinity`` 2),
 nothing else.
@@ -40,7 +40,7 @@ import mujoco
 import numpy as np
 import pinocchio as pin
 
-from lie import rot_to_quat
+from lie import rot_to_quat, yaw_to_rot
 
 from .sources import urdf_sphere_radius
 
@@ -54,11 +54,6 @@ LINK_TERRAIN = "link_terrain_"
 
 def _quat(R: np.ndarray) -> np.ndarray:
     return np.asarray(rot_to_quat(R), dtype=float)
-
-
-def _yaw(yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def foot_radius(robot: Any, default: float) -> float:
@@ -82,7 +77,7 @@ def add_terrain(spec: "mujoco.MjSpec", terrain: Any, radius: float, prefix: str 
             geoms.append(world.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], pos=np.asarray(solid.point) - radius * R[:, 2], quat=_quat(R)))
         elif isinstance(solid, Prism) and solid.box is not None:
             centre, half, yaw = solid.box
-            geoms.append(world.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=centre - [0.0, 0.0, radius], quat=_quat(_yaw(yaw))))
+            geoms.append(world.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=centre - [0.0, 0.0, radius], quat=_quat(yaw_to_rot(yaw))))
         elif isinstance(solid, Prism):
             V = np.asarray(solid.vertices, dtype=float)
             vertices = np.vstack([np.c_[V, np.full(len(V), solid.bottom)], np.c_[V, np.full(len(V), solid.top)]])

@@ -29,18 +29,16 @@ import mujoco
 import numpy as np
 import scipy.linalg
 
-from lie import quat_conj, quat_mult, quat_to_axis_angle, quat_to_rot
+from lie import quat_angle, quat_to_rot
 
 from .model import MujocoRobot, build_model
 from .reference import PlanSamples, legged_problem, plan_terrain, plan_timestep, sample_plan
 from .terrain import terrain_contacts
 
 #: Joint PD gains ``(Kp N m/rad, Kd N m s/rad)`` of :class:`PDFeedforward` per robot name, chosen on
-#: the registry's plans with bench/mujoco_drift.py (1 ms steps, base drift max). Go1 (50, 2): trot
-#: 2.4 mm / 0.22 deg, jump 14.1 mm / 0.70 deg, the periodic trot repeated 10 cycles 18 mm; (30, 1)
-#: gave 6.3, 12.1 and 134 mm, (100, 4) 1.3, 18.4 and 7.5 mm: stiffer joints hold the trot better
-#: and the jump's landing worse. Go2 (50, 2): trot 2.8 mm. G1 (30, 1): humanoid-shift 0.4 mm.
-#: Other quadrupeds get Go1's scaled by :func:`torque_scale`; other robots ``"default"``.
+#: the registry's plans by their base drift in MuJoCo: stiffer joints hold the trot better and the
+#: jump's landing worse (docs/design/mujoco.md). Other quadrupeds get Go1's scaled by
+#: :func:`torque_scale`; other robots ``"default"``.
 DEFAULT_GAINS: Dict[str, Tuple[float, float]] = {"go1": (50.0, 2.0), "go2": (50.0, 2.0), "g1": (30.0, 1.0), "default": (30.0, 1.0)}
 #: Go1's mass (kg) and leg length (thigh + calf, m): the reference of :func:`torque_scale`.
 GO1_MASS, GO1_LEG_LENGTH = 13.100529, 0.426
@@ -53,11 +51,8 @@ def torque_scale(robot: Any) -> float:
     like ``m g L``; motions slow down like ``sqrt(L)`` (:mod:`trajopt.legged.scaling`).
     So a quadruped without an entry in :data:`DEFAULT_GAINS` gets
     ``Kp = 50 s``, ``Kd = 2 s sqrt(L / L_Go1)``, and :class:`TimeVaryingLQR`
-    ``R = 0.1 / s^2``. Measured with these (1 ms steps, base drift max of the
-    trot and jump templates; bench/mujoco_drift.py): Solo12 (s 0.14) 8.1 and
-    9.1 mm, ANYmal B (s 3.2) 9.0 and 4.1 mm, A1 2.8 and 12.7 mm, HyQ (s 10.8)
-    7.0 and 10.0 mm; with the Go1-sized (30, 1) Solo12's trot drifted 20 mm /
-    4.4 deg and HyQ's jump 83 mm.
+    ``R = 0.1 / s^2``; unscaled gains let small and large robots drift more.
+    Design notes, with the drifts per robot: docs/design/mujoco.md.
     """
     leg_length = getattr(robot, "leg_length", None)
     if leg_length is None or not hasattr(robot, "mass"):
@@ -163,26 +158,20 @@ class TimeVaryingLQR:
     (:class:`PDFeedforward` with the robot's default gains), not along the
     plan itself: a planned stance foot touches the ground at exactly zero
     distance, where MuJoCo's contact force is discontinuous and finite
-    differences are meaningless (measured: entries of ``A`` up to 9e5 on
-    go1-trot and a Riccati recursion that broke down), while the rollout's
-    feet sit in the contact (~0.2 mm) within millimetres of the plan.
+    differences are meaningless, while the rollout's feet sit in the contact
+    within millimetres of the plan.
 
     Weights (MuJoCo's units, m, rad, N m): ``q_weights`` on the position
     errors of ``(base position, base orientation, joints)``, ``v_weights`` on
     the velocity errors of the same, ``r_weight`` on the torques (default
     ``0.1 / s^2``, ``s`` the robot's :func:`torque_scale`: 0.1 on the Go1). The
-    defaults weigh the base far above the joints; measured on the
-    registry's plans (1 ms steps, bench/mujoco_drift.py), base drift max:
-    go1-trot 1.0 mm / 0.04 deg, go1-jump 6.0 mm / 0.19 deg, go1-pace 2.5 mm,
-    go1-bound 2.4 mm, go2-trot 0.7 mm (PD + feed-forward: 2.4, 14.1, 11.9,
-    42.3, 2.8 mm); joint weights 10x heavier (100 and 1) with ``r_weight``
-    0.01 made the jump collapse at landing. On the templates of other
-    quadrupeds it is closer than PD on every trot, but its landings are
-    fragile: Solo12's jump collapsed, HyQ's drifted 22 mm (PD: 9 and 10 mm;
-    linearizations across touchdowns that happen at other times than in the
-    rollout). Setting up costs one MuJoCo
-    rollout and one ``mjd_transitionFD`` per step: ~1.5 s per simulated
-    second on the Go1 (nv 18), ~15 s on the G1 (nv 35), on a loaded machine.
+    defaults weigh the base far above the joints (heavier joint weights made
+    the jump collapse at landing). On the templates of other quadrupeds it
+    is closer than PD on every trot, but its landings are fragile: the
+    linearizations cross touchdowns that happen at other times than in the
+    rollout. Setting up costs one MuJoCo rollout and one
+    ``mjd_transitionFD`` per step. Design notes, with the drifts and the
+    set-up times: docs/design/mujoco.md.
     """
 
     def __init__(self, q_weights: Tuple[float, float, float] = (1e4, 1e4, 10.0), v_weights: Tuple[float, float, float] = (1e2, 1e2, 0.1), r_weight: Optional[float] = None) -> None:
@@ -358,7 +347,7 @@ def simulate(robot: MujocoRobot, plan: PlanSamples, controller: Controller, fall
     for i in range(n):
         x = robot.state(data)
         states[i] = x
-        fallen = robot.floating and (quat_to_rot(x[3:7])[2, 2] < cos_tilt or x[2] < fall_height * plan.states[i, 2])
+        fallen = robot.floating and (quat_to_rot(ours.base_orientation(x))[2, 2] < cos_tilt or ours.base_position(x)[2] < fall_height * ours.base_position(plan.states[i])[2])
         if fallen or i == n - 1:
             mujoco.mj_forward(model, data)
             forces[i] = robot.contact_forces(data)
@@ -375,16 +364,15 @@ def simulate(robot: MujocoRobot, plan: PlanSamples, controller: Controller, fall
                 touches.append((float(plan.times[i + 1]), model.geom(geom).name, depth))
     keep = slice(0, last + 1)
     S, P = states[keep], plan.states[keep]
-    nj = ours.nq - (7 if robot.floating else 0)
     if robot.floating:
-        position = np.linalg.norm(S[:, :3] - P[:, :3], axis=1)
-        orientation = np.array([np.linalg.norm(quat_to_axis_angle(quat_mult(quat_conj(p[3:7]), s[3:7]))) for p, s in zip(P, S)])
+        position = np.linalg.norm(ours.base_position(S) - ours.base_position(P), axis=1)
+        orientation = np.array([quat_angle(ours.base_orientation(s), ours.base_orientation(p)) for p, s in zip(P, S)])
     else:
         position = orientation = np.zeros(last + 1)
     describe = getattr(controller, "describe", None)
     return TrackingResult(
         times=plan.times[keep], states=S, planned=P, torques=torques[:last], forces=forces[keep], planned_forces=_step_forces(plan)[keep],
-        base_position_error=position, base_orientation_error=orientation, joint_error=np.abs(S[:, ours.nq - nj : ours.nq] - P[:, ours.nq - nj : ours.nq]).max(axis=1),
+        base_position_error=position, base_orientation_error=orientation, joint_error=np.abs(ours.joint_positions(S) - ours.joint_positions(P)).max(axis=1),
         fell=not np.isnan(fall_time), fall_time=float(fall_time), controller=describe() if describe else type(controller).__name__,
         cycles=plan.cycles, knot_steps=plan.knot_steps[plan.knot_steps <= last], terrain_contacts=tuple(touches),
     )

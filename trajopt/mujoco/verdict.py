@@ -40,16 +40,16 @@ from typing import Any, List
 
 import numpy as np
 
-from .model import GRAVITY
+from models.model import GRAVITY
 
 #: Largest equation-of-motion residual, relative to the robot's weight m g.
 EOM_TOLERANCE = 1e-6
 #: Largest friction excess (in the plan's model), negative normal force or swing-foot force, relative to m g.
 FORCE_TOLERANCE = 1e-6
 #: Largest stance-foot slip and ground penetration (m). Collocated plans (``formulation`` "inverse" or
-#: "forward") hold their footholds as equalities at the knots (measured 1e-14 m); the "contact"
-#: formulation holds stance feet through their acceleration, so positions drift with the integration
-#: error of its steps (measured 0.17 mm on go1-jump). A millimetre is far below what a controller notices.
+#: "forward") hold their footholds as equalities at the knots; the "contact" formulation holds stance
+#: feet through their acceleration, so positions drift with the integration error of its steps. A
+#: millimetre passes both and is far below what a controller notices (docs/design/mujoco.md).
 CONTACT_TOLERANCE = 1e-3
 #: Largest torque beyond the actuators' force ranges (N m).
 TORQUE_TOLERANCE = 1e-6

@@ -48,8 +48,10 @@ from typing import Any, Optional
 import mujoco
 import numpy as np
 
+from models.model import GRAVITY
+
 from ..terrain.surface import surface_tangents
-from .model import GRAVITY, MujocoRobot, build_model
+from .model import MujocoRobot, build_model
 from .reference import legged_problem, plan_terrain, plan_timestep, sample_plan
 from .terrain import terrain_distance
 from .track import Feedforward, PDFeedforward, TrackingResult, track

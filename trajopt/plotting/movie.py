@@ -20,11 +20,9 @@ GIF delays are whole hundredths of a second, so a GIF plays at
 default, exactly real time; 30 fps would be stored as 33.3). MP4 plays at any
 rate (30 fps by default).
 
-Measured on the quadrotor problem's solution (5 s, 600 x 600 pixels; medians
-of 3 alternated runs on 2 cores shared with other jobs): the GIF took 19.0 s
-with matplotlib's ``PillowWriter`` at 30 fps (151 frames, 1.0 MB) and takes
-1.9 s here at 20 fps (101 frames, 0.19 MB; 3.9 s at 30 fps); the MP4 at 30 fps
-took 12.0 s with matplotlib's ``FFMpegWriter`` and takes 1.7 s here.
+It replaces matplotlib's ``PillowWriter`` and ``FFMpegWriter``, which were
+several times slower on the same figure. Design notes, with the timings:
+docs/design/viewer.md.
 """
 from __future__ import annotations
 

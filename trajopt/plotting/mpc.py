@@ -99,7 +99,7 @@ def _world_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
 def _heading_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     nq = task.legged.robot.nq
     _, velocity = _motion(result, task)
-    yaw = np.array([quat_to_euler_zyx(x[3:7])[0] for x in result.states])
+    yaw = np.array([quat_to_euler_zyx(task.legged.robot.base_orientation(x))[0] for x in result.states])
     forward = np.cos(yaw) * velocity[:, 0] + np.sin(yaw) * velocity[:, 1]
     lateral = -np.sin(yaw) * velocity[:, 0] + np.cos(yaw) * velocity[:, 1]
     yaw_rate = result.states[:, nq + 5]

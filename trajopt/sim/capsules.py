@@ -174,7 +174,8 @@ def capsule_distance(a0: Any, a1: Any, radius_a: float, b0: Any, b1: Any, radius
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a x b`` of two 3-vectors (``numpy.cross`` costs ~10x more on tiny arrays)."""
+    """``a x b`` of two 3-vectors, written out: ``numpy.cross``'s overhead dominates on arrays this small
+    (docs/design/simulation.md)."""
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 

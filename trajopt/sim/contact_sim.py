@@ -51,6 +51,14 @@ With both options the simulator runs exactly the tutorial's question 5 (the
 hand example's test replays it step by step). :class:`Impact` then has NaN
 impulses (there are none).
 
+``contact_constraint="acceleration"`` is the tutorial's plain contact
+constraint before its distance "trick": the distance of an active pair may
+not accelerate toward penetration, ``d_ddot = J a + Jdot v >= 0`` (the
+tutorial writes ``J a >= 0`` and says it neglects the drift ``Jdot v``; the
+drift is kept here, so the constraint is exact for the pair's distance).
+It has no position or velocity feedback: a pair that is already inside, or
+approaching, stays so unless an impact stops it.
+
 Both QPs are solved by ``quadprog.solve_qp(G, a, C, b)``, which minimizes
 ``1/2 x^T G x - a^T x`` subject to ``C^T x >= b``: here ``G = M``,
 ``a = M x0``, ``C = J^T``. A QP quadprog reports infeasible (e.g. two pairs
@@ -84,8 +92,9 @@ DEFAULT_THRESHOLD = 1e-3
 DEFAULT_STIFFNESS = 1e3
 #: Impact models: the kinetic-energy (mass-weighted) QP, or the tutorial's projection ``v - J^+ J v``.
 IMPACT_MODELS = ("mass_weighted", "projection")
-#: Contact constraints: Baumgarte-stabilized with the drift, or the tutorial's ``J a >= -d``.
-CONTACT_CONSTRAINTS = ("baumgarte", "distance")
+#: Contact constraints: Baumgarte-stabilized with the drift, the tutorial's ``J a >= -d``, or the plain
+#: unilateral acceleration constraint ``J a + Jdot v >= 0``.
+CONTACT_CONSTRAINTS = ("baumgarte", "distance", "acceleration")
 
 
 class ContactQPError(RuntimeError):
@@ -186,8 +195,9 @@ class ContactSimulator:
     ``damping`` ``kd`` (1/s, default ``2 sqrt(k)``): Baumgarte gains;
     ``impacts``: apply inelastic impacts when pairs activate;
     ``impact_model``: ``"mass_weighted"`` (default) or the tutorial's
-    ``"projection"``; ``contact_constraint``: ``"baumgarte"`` (default) or the
-    tutorial's ``"distance"`` (the defaults keep contacts from drifting
+    ``"projection"``; ``contact_constraint``: ``"baumgarte"`` (default), the
+    tutorial's ``"distance"`` or its plain ``"acceleration"`` constraint
+    ``J a + Jdot v >= 0`` (the defaults keep contacts from drifting
     apart and leave opening contacts free; :mod:`trajopt.sim.contact_sim` says why).
     """
 
@@ -250,7 +260,8 @@ class ContactSimulator:
         """Constrained acceleration (nv,) and normal contact forces (len(contacts),) by Gauss's principle.
 
         The constraint per active pair is ``J a + Jdot v >= -k d - kd J v``
-        (``"baumgarte"``) or the tutorial's ``J a >= -d`` (``"distance"``).
+        (``"baumgarte"``), the tutorial's ``J a >= -d`` (``"distance"``) or
+        ``J a + Jdot v >= 0`` (``"acceleration"``).
         """
         a0 = self.numerics.aba(q, v, tau)
         if not contacts:
@@ -259,6 +270,8 @@ class ContactSimulator:
         d = np.array([c.distance for c in contacts])
         if self.contact_constraint == "distance":
             rhs = -d
+        elif self.contact_constraint == "acceleration":
+            rhs = -np.array([c.drift for c in contacts])
         else:
             drift = np.array([c.drift for c in contacts])
             rhs = -self.stiffness * d - self.damping * (J @ v) - drift
@@ -304,6 +317,8 @@ class ContactSimulator:
             torques[k], forces[k, idx] = tau, f
             previous = active[k]
             v = v + dt * a
+            if not np.isfinite(v).all():  # blown up: reported as a non-finite state below, before integrate refuses it
+                return self._result(k, times, states, torques, dists, witness, active, forces, impacts, "diverged", f"non-finite velocity at step {k + 1} (t = {times[k + 1]:.6g})")
             q = integrate(num.pin_model, q, v, dt)
             states[k + 1] = np.concatenate([q, v])
             if not np.isfinite(states[k + 1]).all():

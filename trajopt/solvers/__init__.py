@@ -4,14 +4,17 @@ Everything that turns a transcribed :class:`trajopt.nlp.NLP` into numbers
 lives here; the modelling layer (problem, costs, constraints, transcriptions,
 solution) sits one level up and imports nothing from this package. Modules:
 
-- :mod:`~trajopt.solvers.registry`: :func:`solve`, the backends by name
-  (:data:`SOLVERS`, :func:`solver_class`) and the resolution of the backend
-  settings (:func:`backend_choice`);
+- :mod:`~trajopt.solvers.settings`: :class:`SolverSettings`, how a problem is
+  solved, as one frozen object checked where it is built;
+- :mod:`~trajopt.solvers.registry`: :func:`solve`, :func:`build_solver` and the
+  backends by name (:data:`SOLVERS`, :func:`solver_class`);
 - :mod:`~trajopt.solvers.base`: :class:`NlpSolver`, what every backend
-  shares (transcription, derivatives, starting point, result);
+  shares (transcription, derivatives, starting point, result, the options
+  merge) and the capabilities a backend declares;
 - :mod:`~trajopt.solvers.ipopt`, :mod:`~trajopt.solvers.fatrop`,
-  :mod:`~trajopt.solvers.sqp`: the three backends (IPOPT with MUMPS; fatrop;
-  ``sqpmethod`` with HPIPM);
+  :mod:`~trajopt.solvers.sqp`, :mod:`~trajopt.solvers.rti`: the four backends
+  (IPOPT with MUMPS; fatrop; ``sqpmethod`` with HPIPM; one real-time iteration
+  with HPIPM);
 - :mod:`~trajopt.solvers.derivatives`: gradient, constraint Jacobian and
   Hessian of the Lagrangian assembled from per-stage derivatives (VM or
   compiled C);
@@ -83,7 +86,9 @@ from .base import NlpSolver
 from .fatrop import FatropSolver
 from .interrupt import SolveInterrupted
 from .ipopt import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS, IpoptSolver
-from .registry import BASE_DEFAULTS, SOLVERS, backend_choice, solve, solver_class
+from .registry import SOLVERS, build_solver, solve, solver_class
+from .rti import RtiSolver
+from .settings import BASE_DEFAULTS, SolverSettings
 from .sqp import SqpSolver
 
 __all__ = [
@@ -92,11 +97,13 @@ __all__ = [
     "FatropSolver",
     "IpoptSolver",
     "NlpSolver",
+    "RtiSolver",
     "SOLVERS",
     "SolveInterrupted",
+    "SolverSettings",
     "SqpSolver",
     "WARM_START_OPTIONS",
-    "backend_choice",
+    "build_solver",
     "solve",
     "solver_class",
 ]

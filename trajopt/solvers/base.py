@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -38,9 +38,10 @@ from ..problem import Problem
 from ..solution import Solution
 from ..transcription import Transcription
 from .blas import single_threaded_casadi_blas
-from .derivatives import HESSIANS, LAG_GRAD, available_cores, stagewise_nlp
+from .derivatives import LAG_GRAD, available_cores, stagewise_nlp
 from .interrupt import SolveInterrupted, watch_interrupts
 from .options import casadi_message, check_nlpsol_options
+from .settings import DEFAULT_MAX_WALL_TIME, SolverSettings, settings_with
 from .watchdog import ChildDied, DeadlineExceeded, Watchdog
 
 #: Default number of threads for the stage maps (fewer when fewer cores are available).
@@ -49,8 +50,6 @@ MAX_DEFAULT_THREADS = 8
 CHART_RECENTRE_ANGLE = 1.0
 #: At most this many re-centred solves follow the first one.
 MAX_RECENTRES = 5
-#: Default wall-time limit of one solve (s).
-DEFAULT_MAX_WALL_TIME = 600.0
 
 
 def eval_time(stats: Dict[str, Any]) -> float:
@@ -67,92 +66,38 @@ def _call(solver: Any, args: Dict[str, Any]) -> tuple:
 class NlpSolver(ABC):
     """A problem transcribed once and solved by a CasADi NLP plugin as often as needed.
 
-    Parameters
-    ----------
-    problem, transcription:
-        The :class:`~trajopt.Problem` and a transcription object or name
-        (default: the problem's).
-    options:
-        The plugin's own options (e.g. IPOPT's ``{"tol": 1e-10}``), overriding
-        the backend's defaults.
-    print_level:
-        Verbosity 0 (silent) .. 12 (IPOPT's scale; other backends map it).
-    derivatives:
-        ``"stagewise"`` (default): gradient, constraint Jacobian and Hessian of
-        the Lagrangian assembled from per-stage derivatives
-        (:mod:`trajopt.solvers.derivatives`); ``"casadi"``: CasADi differentiates the
-        whole NLP graph.
-    expand:
-        With ``derivatives="casadi"``, expand the NLP to SX before
-        differentiating (faster evaluations, slower build); falls back to MX
-        when the model cannot be expanded.
-    nlpsol_options:
-        Extra ``casadi.nlpsol`` options (not the plugin's).
-    compile:
-        With ``derivatives="stagewise"``, evaluate the stage functions and
-        their derivatives as compiled C (gcc runs once, the libraries are
-        cached on disk; CasADi's virtual machine serves when there is no compiler).
-    threads:
-        With ``derivatives="stagewise"``, threads for the heavy stage maps
-        (the numbers do not depend on it). ``None``: the cores this process
-        may use, at most :data:`MAX_DEFAULT_THREADS`; 1 evaluates everything serially.
-    hessian:
-        ``"exact"`` or ``"gauss-newton"`` (:func:`trajopt.solvers.derivatives.stagewise_nlp`).
-    chart:
-        Tangent-chart knots (:mod:`trajopt.nlp`): explicit transcriptions only.
-    max_wall_time:
-        Seconds a solve may take (default :data:`DEFAULT_MAX_WALL_TIME`). A
-        backend that checks time between its iterations (IPOPT) stops itself;
-        one that can hang inside an iteration (fatrop, :mod:`trajopt.solvers.watchdog`)
-        runs in a child process killed at the deadline. Either way the result
-        is a failed :class:`~trajopt.Solution` whose status says so.
+    ``settings`` (:class:`~trajopt.solvers.settings.SolverSettings`, default: all defaults; a
+    transcription or its name stands for ``SolverSettings(transcription=...)``), with ``overrides``
+    (its field names; ``None`` keeps the settings' value) applied, says how: the transcription (default: the problem's),
+    the backend's options, iteration cap and tolerance, the derivatives (stage-wise, possibly
+    compiled; or CasADi's of the NLP graph), the Hessian, tangent-chart knots, the threads of the
+    stage maps (``None``: the cores this process may use, at most :data:`MAX_DEFAULT_THREADS`) and
+    the wall time a solve may take. A backend that checks time between its iterations (IPOPT) stops
+    itself there; one that can hang inside an iteration (fatrop, :mod:`trajopt.solvers.watchdog`)
+    runs in a child process killed at the deadline. Either way the result is a failed
+    :class:`~trajopt.Solution` whose status says so.
+
+    What a backend can do is declared on its class (:attr:`takes_multipliers`,
+    :attr:`reports_qp_iterations`, :attr:`linearizes_alongside`), with neutral defaults here.
     """
 
     #: the backend's name in :func:`trajopt.solve`
     name: str = ""
 
-    def __init__(
-        self,
-        problem: Problem,
-        transcription: Transcription | str | None = None,
-        options: Optional[Dict[str, Any]] = None,
-        print_level: int = 0,
-        derivatives: str = "stagewise",
-        expand: bool = True,
-        nlpsol_options: Optional[Dict[str, Any]] = None,
-        compile: bool = False,
-        threads: Optional[int] = None,
-        hessian: str = "exact",
-        chart: bool = False,
-        max_wall_time: Optional[float] = None,
-    ) -> None:
-        for arg, value in (("options", options), ("nlpsol_options", nlpsol_options)):
-            if value is not None and not isinstance(value, dict):
-                raise ValueError(f"{arg}: expected a dict or None, got {type(value).__name__}")
-        if isinstance(print_level, bool) or not isinstance(print_level, (int, np.integer)) or not 0 <= print_level <= 12:
-            raise ValueError(f"print_level: expected an int in 0..12, got {print_level!r}")
-        if derivatives not in ("stagewise", "casadi"):
-            raise ValueError(f"derivatives: expected 'stagewise' or 'casadi', got {derivatives!r}")
-        if compile and derivatives != "stagewise":
-            raise ValueError("compile: compiles the stage-wise functions; it needs derivatives='stagewise'")
-        if hessian not in HESSIANS:
-            raise ValueError(f"hessian: expected one of {HESSIANS}, got {hessian!r}")
-        if hessian != "exact" and derivatives != "stagewise":
-            raise ValueError(f"hessian: {hessian!r} is assembled stage-wise; it needs derivatives='stagewise'")
-        max_wall_time = DEFAULT_MAX_WALL_TIME if max_wall_time is None else max_wall_time
-        if isinstance(max_wall_time, bool) or not isinstance(max_wall_time, (int, float)) or not max_wall_time > 0:
-            raise ValueError(f"max_wall_time: expected a number of seconds > 0, got {max_wall_time!r}")
-        self.max_wall_time = float(max_wall_time)
-        self.check_options(options, nlpsol_options)
+    def __init__(self, problem: Problem, settings: SolverSettings | Transcription | str | None = None, **overrides: Any) -> None:
+        self.settings = settings = settings_with(settings, overrides)
+        self.max_wall_time = float(DEFAULT_MAX_WALL_TIME if settings.max_wall_time is None else settings.max_wall_time)
+        self.check_options(settings.options, settings.nlpsol_options)
         start = time.perf_counter()
         self.problem = problem
-        self.nlp = NLP(problem, transcription, chart=chart)
-        self.print_level = int(print_level)
-        self.user_options = dict(options or {})
-        self.derivatives, self.expand, self.hessian = derivatives, expand, hessian
-        self.nlpsol_options = dict(nlpsol_options or {})
-        threads = min(available_cores(), MAX_DEFAULT_THREADS) if threads is None else threads
-        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, compile, threads, hessian, self.uses_lag_grad) if derivatives == "stagewise" else (None, {})
+        self.nlp = NLP(problem, settings.transcription, chart=bool(settings.chart))
+        self.print_level = int(settings.print_level)
+        self.user_options = {**self.iteration_options(settings.max_iter, settings.tol), **settings.options}
+        self.derivatives, self.expand, self.hessian = settings.derivatives, settings.expand, settings.hessian or "exact"
+        self.nlpsol_options = dict(settings.nlpsol_options)
+        threads = min(available_cores(), MAX_DEFAULT_THREADS) if settings.threads is None else settings.threads
+        stagewise = self.derivatives == "stagewise"
+        self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, bool(settings.compile), threads, self.hessian, self.uses_lag_grad) if stagewise else (None, {})
         #: the gradient of the Lagrangian, by reverse sweeps of the stage values (None without stage-wise derivatives)
         self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
         self._solvers: Dict[bool, Any] = {}
@@ -171,6 +116,58 @@ class NlpSolver(ABC):
     #: (:mod:`trajopt.solvers.scaling`), or ``None``: :meth:`_run` converts starting points, bounds
     #: and multipliers, and every result is in the units of ``w``
     variable_scale: Optional[np.ndarray] = None
+
+    #: True for a backend that starts from given multipliers (``solve(initial_guess=..., multipliers=...)``
+    #: warm-starts its duals); the others start from the primal point only
+    takes_multipliers: bool = False
+    #: True for a backend that counts the QP iterations of its last solve (:attr:`last_qp_iterations`)
+    reports_qp_iterations: bool = False
+    #: True for a backend whose solve keeps its linearization at the starting point (:attr:`last_linearization`)
+    #: and runs :attr:`alongside` on it while it solves (:attr:`last_alongside`)
+    linearizes_alongside: bool = False
+    #: the backend's defaults of its own options (:meth:`backend_options`)
+    default_options: Dict[str, Any] = {}
+    #: the options a warm start (given multipliers) sets over the problem's (:meth:`backend_options`)
+    warm_start_options: Dict[str, Any] = {}
+
+    @property
+    def last_qp_iterations(self) -> int:
+        """The QP iterations of the last solve (0 for a backend that does not report them)."""
+        return 0
+
+    @property
+    def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
+        """``(J, H_upper)`` at the last solve's starting point, kept by a backend that :attr:`linearizes_alongside`; else ``None``."""
+        return None
+
+    @property
+    def last_alongside(self) -> Any:
+        """What :attr:`alongside` returned at the last solve (``None`` when nothing ran alongside)."""
+        return None
+
+    #: ``(J, H_upper) -> result``, run beside each solve by a backend that :attr:`linearizes_alongside` (the others ignore it)
+    alongside: Optional[Callable[[ca.DM, ca.DM], Any]] = None
+
+    @classmethod
+    def iteration_options(cls, max_iter: Optional[int], tol: Optional[float]) -> Dict[str, Any]:
+        """The backend's options for the settings' iteration cap and tolerance (those given)."""
+        return {key: value for key, value in (("max_iter", max_iter), ("tol", tol)) if value is not None}
+
+    def run_options(self) -> Dict[str, Any]:
+        """The options this run fixes (verbosity, wall time), in the backend's names."""
+        return {}
+
+    def backend_options(self, warm: bool) -> Dict[str, Any]:
+        """The backend's options, each source over the ones before: :attr:`default_options`, the problem's
+        ``solver_options[name]``, :attr:`warm_start_options` (when ``warm``), :meth:`run_options`, and
+        the user's (the settings' ``max_iter`` and ``tol``, then their ``options``). A nested dict of
+        options (HPIPM's ``"hpipm"``) merges key by key."""
+        sources = (self.default_options, self.problem.solver_options.get(self.name, {}), self.warm_start_options if warm else {}, self.run_options(), self.user_options)
+        merged: Dict[str, Any] = {}
+        for source in sources:
+            for key, value in source.items():
+                merged[key] = {**merged[key], **value} if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+        return merged
 
     @classmethod
     def check_options(cls, options: Optional[Dict[str, Any]], nlpsol_options: Optional[Dict[str, Any]]) -> None:

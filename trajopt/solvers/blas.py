@@ -4,9 +4,9 @@ Every backend (:class:`~trajopt.solvers.base.NlpSolver`) sets CasADi's OpenBLAS
 to one thread (:func:`single_threaded_casadi_blas`) once its solver is built
 and the plugin's BLAS is loaded: the idle worker threads of a multi-threaded
 OpenBLAS spin on the other cores between factorizations, which took the cores
-the threaded stage maps (``threads``) need. Measured on the Go1 trot (2 cores): evaluations 0.162 ->
-0.101 s with 2 threads, and MUMPS is no slower on one BLAS thread. numpy's
-BLAS is a separate library and is left alone.
+the threaded stage maps (``threads``) need; MUMPS is no slower on one BLAS
+thread. numpy's BLAS is a separate library and is left alone. Design notes:
+docs/design/solvers.md.
 """
 from __future__ import annotations
 
@@ -32,9 +32,8 @@ def loaded_casadi_blas() -> List[str]:
     The wheel ships the library as identical files (``.so``, ``.so.0``,
     ``.so.0.3``), not links: a plugin loads the one its soname names, and a
     ``ctypes`` load of another name maps a second copy whose settings MUMPS
-    never sees. Measured: the Go1 jump's MUMPS then ran on multi-threaded BLAS
-    whenever an IPOPT solver had been built before the setting (an options
-    check does that), 42 iterations instead of 40.
+    never sees (MUMPS then stays on multi-threaded BLAS whenever an IPOPT
+    solver was built before the setting; docs/design/solvers.md).
     """
     return mapped_libraries("libcasadi-tp-openblas")
 

@@ -14,8 +14,7 @@ matrices (a permutation where every nonzero comes from one term, as in the
 Jacobian; one constant sparse product where terms add up, as in the Hessian).
 Building them differentiates one small term at a time (never the whole
 expanded NLP), so large models stay cheap to build, and each stage function is
-the unit of code generation (``compile=True``, cached on disk; the Go1 trot's
-NLP evaluations take ~6x less time compiled, ``bench/go1_trot.py``).
+the unit of code generation (``compile=True``, cached on disk).
 Interval terms inline the knot dynamics (the NLP's ``g`` shares
 ``f(x_k, u_k, t_k)`` between neighbouring intervals): the same function of
 ``w``, so the derivatives are exact; the price is that a knot's dynamics
@@ -26,11 +25,9 @@ forward formulation's evaluation time, where ``f`` holds ABA).
 Heavy mapped functions split their columns over ``threads`` threads
 (``Function.map(K, "thread", n)``): at least :data:`THREAD_MIN_INSTRUCTIONS`
 SX instructions over all columns on CasADi's virtual machine, ten times that
-when compiled (compiled code runs ~9x faster per instruction). Measured on 2
-cores: the quadrotor's Hermite-Simpson interval Hessian map 3.1 -> 1.8 ms
-(9.7e5 instructions), its Jacobian map 0.82 -> 0.58 ms (3.2e5); the Go1
-forward-dynamics trot's compiled interval Hessian 3.3 -> 2.0 ms (9.6e6).
-Below those sizes thread start-up (~30-60 us per call) eats the gain.
+when compiled (compiled code runs faster per instruction). Below those sizes
+thread start-up eats the gain. Design notes, with the measurements:
+docs/design/solvers.md.
 
 :func:`stagewise_nlp` returns the NLP function and the ``casadi.nlpsol``
 options (``grad_f``, ``jac_g``, ``hess_lag``, :data:`NLPSOL_OPTIONS`);
@@ -242,7 +239,7 @@ def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.
     prob, model = nlp.problem, nlp.problem.model
     N, nu, nd = prob.N, prob.nu, model.dynamics_param_dim
     block = nlp.blocks[b]
-    c, fn, idx_p = nlp.interval_constraints[block.constraint], nlp.interval_functions[block.constraint], nlp.idx_p_icon[block.constraint]
+    c, fn, idx_p = nlp.constraints[block.constraint], nlp.interval_functions[block.constraint], nlp.idx_p_con[block.constraint]
     sym = model.symbol_type.sym
     v: Dict[str, Any] = {}
     q: Dict[str, Any] = {"k": sym("k")}
@@ -252,7 +249,7 @@ def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.
     q.update(d=sym("d", nd), d_next=sym("d_next", nd), p=sym("p", idx_p.shape[1]))
     rows = fn(x, v["u"], v["z"], x_next, v["u_next"], q["k"] * h, h, q["d"], q["d_next"], q["p"])
     used = {n: val for n, val in v.items() if val.numel() and ca.depends_on(rows, val)}
-    ks = c.intervals
+    ks = c.stages
     P, D = columns(nlp.p, idx_p), columns(nlp.p, nlp.idx_p_dyn)
     values = {"k": ca.DM(ks).T, "h": _knot_spacing_values(nlp, len(ks)), "d": D[:, ks.tolist()], "d_next": D[:, (ks + 1).tolist()], "p": P, "xbar_x": X_centres[:, ks.tolist()], "xbar_x_next": X_centres[:, (ks + 1).tolist()]}
     idx = {"x": nlp.idx_x[ks], "u": nlp.idx_u[ks], "z": nlp.idx_z[ks], "x_next": nlp.idx_x[ks + 1], "u_next": nlp.idx_u[ks + 1], "tf": np.full((len(ks), 1), nlp.idx_tf)}
@@ -449,8 +446,7 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
 
     ``f`` is summed from the terms' cost functions and ``g`` scattered from
     their row functions, so evaluating the objective (or its gradient) never
-    evaluates the defects, nor the constraints the costs (measured on the
-    quadrotor: 3-4 ms less per solve). With ``compile`` every stage function,
+    evaluates the defects, nor the constraints the costs. With ``compile`` every stage function,
     the values as well as the derivatives, is generated as C and compiled
     (:func:`models.compiled.compile_functions`: in parallel, cached on disk,
     never rebuilt while unchanged, left on CasADi's virtual machine with a

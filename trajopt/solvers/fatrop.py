@@ -90,9 +90,9 @@ class FatropSolver(NlpSolver):
     fatrop exploits the stage structure of optimal control; it needs an
     explicit transcription (multiple shooting) whose variables and
     constraints are ordered stage by stage. The arguments are those of
-    :func:`trajopt.solve` (``problem``, ``transcription``, ``options``,
-    ``print_level``, ``derivatives``, ..., ``max_wall_time``); ``options`` are fatrop's
-    (overriding :data:`DEFAULT_FATROP_OPTIONS`) and ``print_level`` its
+    :class:`~trajopt.solvers.base.NlpSolver` (the problem and its
+    :class:`~trajopt.SolverSettings`); the settings' ``options`` are fatrop's
+    (over :data:`DEFAULT_FATROP_OPTIONS`) and ``print_level`` its
     verbosity (0 silent, 5 one line per iteration). Raises ``ValueError`` when
     the problem does not have the stage form. ``layout`` is the :class:`StageLayout`.
     """
@@ -100,11 +100,15 @@ class FatropSolver(NlpSolver):
     name = plugin = "fatrop"
     watchdog = True
     uses_lag_grad = True
+    default_options = DEFAULT_FATROP_OPTIONS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.layout: StageLayout = stage_layout(self.nlp, "the fatrop solver")
         self._functions = {} if self._nlp_function is None else fatrop_functions(self.nlp, self._nlp_function, self._stagewise_options, self._lag_grad, self.layout.rows)
+
+    def run_options(self) -> Dict[str, Any]:
+        return {"print_level": self.print_level}
 
     def _create(self, warm: bool) -> InStageOrder:
         """The fatrop ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts).
@@ -117,7 +121,7 @@ class FatropSolver(NlpSolver):
             return next(iter(self._solvers.values()))
         nlp, layout = self.nlp, self.layout
         problem = {"x": nlp.w, "p": nlp.p, "f": nlp.f, "g": nlp.g[layout.rows.tolist()]}
-        fatrop = {**DEFAULT_FATROP_OPTIONS, **self.problem.solver_options.get(self.name, {}), "print_level": self.print_level, **self.user_options}
+        fatrop = self.backend_options(warm)
         opts = {
             "structure_detection": "manual",
             **layout.options(),

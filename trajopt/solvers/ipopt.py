@@ -5,19 +5,14 @@ at most 1000 iterations, IPOPT silent unless ``print_level`` > 0. MUMPS orders
 the KKT matrix by QAMD (``mumps_pivot_order`` 6) with a 100 % memory margin
 (``mumps_mem_percent``; MUMPS asks for more when it needs it, and a smaller
 workspace is reused by malloc instead of being mapped afresh for every
-factorization). Against IPOPT's defaults (automatic ordering, 1000 %), measured
-in one run each: IPOPT's own time drops 30-65 % on the Go1 trot, bound and
-jump, the Go2 trot and the humanoid shift, is unchanged on the Go1 pace and on
-the small problems. Derivatives are assembled stage by stage
+factorization); IPOPT's defaults (automatic ordering, 1000 %) spend more
+of its own time on the legged problems. Derivatives are assembled stage by stage
 (:mod:`trajopt.solvers.derivatives`), optionally from compiled C (``compile=True``:
-gcc runs once per stage function, ~10 s in parallel for the Go1 trot, then
-the cache serves; ~6x less evaluation time there). Measured on the
-quadrotor point-to-point problem (``bench/quadrotor_transcriptions.py``, a
-noisy 2-core machine), the stage-wise assembly builds 15-30x faster than letting CasADi
-differentiate the NLP expanded to SX (``derivatives="casadi", expand=True``:
-0.4-3 s against 30-100 ms) and solves in 0.9-1.5x its time; differentiating the
-MX graph instead (``expand=False``) solves 2-3x slower. The stage-wise build
-also scales to multibody models (a 31-knot Go1 NLP builds in 0.4-1.5 s).
+gcc runs once per stage function, in parallel, then the cache serves). The
+stage-wise assembly builds much faster than letting CasADi differentiate the
+NLP expanded to SX (``derivatives="casadi", expand=True``), solves about as
+fast, and scales to multibody models. Design notes, with the measurements:
+docs/design/solvers.md.
 
 Warm start (``warm_start=solution``): with the same transcription and layout
 the primal point and both multiplier vectors are reused with
@@ -67,6 +62,9 @@ class IpoptSolver(NlpSolver):
     ``options`` are IPOPT's, over :data:`DEFAULT_IPOPT_OPTIONS` and the problem's ``solver_options["ipopt"]``)."""
 
     name = plugin = "ipopt"
+    takes_multipliers = True
+    default_options = DEFAULT_IPOPT_OPTIONS
+    warm_start_options = WARM_START_OPTIONS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -92,6 +90,9 @@ class IpoptSolver(NlpSolver):
     def _nlp_problem(self) -> Any:
         return super()._nlp_problem() if self._scaled is None else self._scaled[0]
 
+    def run_options(self) -> Dict[str, Any]:
+        return {"max_wall_time": self.max_wall_time, "print_level": self.print_level}
+
     def _derivative_options(self) -> Dict[str, Any]:
         """The stage-wise derivative options of ``casadi.nlpsol`` (for the scaled variables when they are)."""
         return self._stagewise_options if self._scaled is None else self._scaled[1]
@@ -103,7 +104,7 @@ class IpoptSolver(NlpSolver):
         super().check_options(options, nlpsol_options)
 
     def _create(self, warm: bool) -> ca.Function:
-        ipopt = {**DEFAULT_IPOPT_OPTIONS, "max_wall_time": self.max_wall_time, **self.problem.solver_options.get(self.name, {}), **(WARM_START_OPTIONS if warm else {}), "print_level": self.print_level, **self.user_options}
+        ipopt = self.backend_options(warm)
         opts = {"print_time": False, "error_on_fail": False, "ipopt": ipopt, **self._derivative_options(), **self.nlpsol_options}
         expand = self.expand and self.derivatives == "casadi"
         try:

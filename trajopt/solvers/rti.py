@@ -27,25 +27,22 @@ Riccati feedback gains (:mod:`trajopt.mpc.feedback`) without differentiating
 again. Work that reads only that linearization may run beside the QP:
 :attr:`RtiSolver.alongside`, a function ``(J, H_upper) -> result``, is called
 on a second thread while HPIPM solves (CasADi releases Python's lock while it
-evaluates), its result kept in :attr:`RtiSolver.last_alongside`. The Go1
-trot's Riccati gains (2-4 ms a tick) then cost no wall time beside HPIPM's
-8-11 ms: walking at 0.3 m/s in MuJoCo, the tick's median went from 19.6 to
-17.7 ms (0.4 s horizon, measured back to back).
+evaluates), its result kept in :attr:`RtiSolver.last_alongside`: a
+controller's Riccati gains, shorter than HPIPM's solve, then cost no wall
+time (docs/design/mpc.md).
 
 HPIPM runs in its ``"balance"`` mode from a barrier parameter ``mu0 = 1``
 to residuals of 1e-4 (stationarity, complementarity, inequality
 feasibility) and 1e-5 (the linearized dynamics),
 :data:`DEFAULT_RTI_HPIPM_OPTIONS`: one Gauss-Newton step of a moving problem
 is itself only that accurate, and the interior point keeps every inequality
-strictly satisfied at any tolerance. Against HPIPM's start and residuals of
-1e-6, the Go1 trot's QPs took 4.75 instead of 6.68 iterations on average
-(1.3 ms each), walking at 0.3 m/s in MuJoCo (measured). HPIPM's absolute
-formulation (``abs_form = 1``, which stops on the complementarity alone)
-took 4.8 instead of 7.0 iterations, but its inexact QPs left the stand's
-internal forces loose: the Go1 standing in MuJoCo (one-tick delay) drifted
-25 cm and fell at 6.6 s, against 0.3 cm in 20 s with these options
-(measured). The :class:`~trajopt.Solution`'s status is HPIPM's
-(``"Solve_Succeeded"`` when the QP was solved), its ``iterations`` 1.
+strictly satisfied at any tolerance; tighter residuals cost iterations.
+HPIPM's absolute formulation (``abs_form = 1``, which stops on the
+complementarity alone) is not used: its inexact QPs leave a standing
+robot's internal forces loose, and the Go1 standing in MuJoCo fell. Design
+notes, with the measurements: docs/design/solvers.md. The
+:class:`~trajopt.Solution`'s status is HPIPM's (``"Solve_Succeeded"`` when
+the QP was solved), its ``iterations`` 1.
 """
 from __future__ import annotations
 
@@ -56,8 +53,11 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import casadi as ca
 import numpy as np
 
+from ..problem import Problem
+from ..transcription import Transcription
 from .base import NlpSolver
 from .options import casadi_message
+from .settings import SolverSettings
 from .sqp import HPIPM_INFINITY
 from .stage_layout import StageLayout, stage_layout
 
@@ -78,8 +78,8 @@ class RealTimeIterationStep:
 
     The QP's data come from one CasADi function of the point (the derivatives, the Hessian made
     symmetric, the rows put in stage order), whose sparse outputs go to HPIPM without passing
-    through Python (a nonzero costs ~50-90 ns each way between CasADi and numpy: 5 ms a step for
-    the Go1's 56k Jacobian nonzeros). ``regularization`` is the Levenberg-Marquardt weight added to the
+    through Python (copying every nonzero between CasADi and numpy each way would cost a large share
+    of a tick; docs/design/solvers.md). ``regularization`` is the Levenberg-Marquardt weight added to the
     Hessian's diagonal (module docstring). ``alongside`` (or ``None``) runs on a second thread while HPIPM
     solves, its result in ``alongside_result`` (``None`` when there is none).
     """
@@ -147,17 +147,21 @@ class RtiSolver(NlpSolver):
 
     name = "rti"
     plugin = "sqpmethod"  # its nlpsol options are the ones this backend accepts (none of them are used)
+    takes_multipliers = True
+    reports_qp_iterations = True
+    linearizes_alongside = True
+    default_options = {"hpipm": DEFAULT_RTI_HPIPM_OPTIONS, "regularization": DEFAULT_RTI_REGULARIZATION}
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, problem: Problem, settings: SolverSettings | Transcription | str | None = None, **overrides: Any) -> None:
         self._alongside: Optional[Alongside] = None
-        super().__init__(*args, **kwargs)
+        super().__init__(problem, settings, **overrides)
         if self._nlp_function is None:
             raise ValueError("derivatives: the real-time iteration takes the stage-wise derivatives (derivatives='stagewise')")
         self.layout: StageLayout = stage_layout(self.nlp, "the real-time iteration")
         unknown = set(self.user_options) - {"hpipm", "regularization"}
         if unknown:
-            raise ValueError(f"options: the real-time iteration takes only 'hpipm' (HPIPM's options) and 'regularization', got {sorted(unknown)}")
-        self.regularization = self.user_options.get("regularization", self.problem.solver_options.get(self.name, {}).get("regularization", DEFAULT_RTI_REGULARIZATION))
+            raise ValueError(f"options: the real-time iteration takes one step and only 'hpipm' (HPIPM's options) and 'regularization', got {sorted(unknown)}")
+        self.regularization = self.backend_options(False)["regularization"]
         if isinstance(self.regularization, bool) or not isinstance(self.regularization, (int, float)) or not self.regularization >= 0 or not np.isfinite(self.regularization):
             raise ValueError(f"options: 'regularization' is the Levenberg-Marquardt weight, a finite float >= 0, got {self.regularization!r}")
 
@@ -198,7 +202,7 @@ class RtiSolver(NlpSolver):
     def _create(self, warm: bool) -> RealTimeIterationStep:
         if self._step is not None:
             return self._step
-        hpipm = {**DEFAULT_RTI_HPIPM_OPTIONS, **self.problem.solver_options.get(self.name, {}).get("hpipm", {}), **self.user_options.get("hpipm", {})}
+        hpipm = self.backend_options(warm)["hpipm"]
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"]}
         try:
             step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization))

@@ -10,38 +10,35 @@ is least squares; an exact Hessian goes to HPIPM as it is, whose Riccati
 recursion needs only the reduced Hessian of each stage to be positive. A line
 search on the l1 merit function globalizes the steps.
 
-What makes SQP converge, measured on the classic problems (multiple shooting,
-RK4, exact Hessian, their default guesses):
+What makes SQP converge on the classic problems (multiple shooting, RK4,
+exact Hessian, their default guesses; design notes, with the measurements:
+docs/design/solvers.md):
 
 - no convexification. ``sqpmethod``'s ``convexify_strategy="regularize"``
   (the default here until 0.1) adds a multiple of the identity large enough
   for a Gershgorin bound of the whole Hessian: the steps shrink to gradient
-  steps and every problem ran into the 200-iteration limit (quadrotor, at its
-  optimum after 200 iterations, takes 4 without it; rigid-body slew 3 -> 1).
-  ``"eigen-clip"`` and ``"eigen-reflect"`` converge linearly (pendulum 96 and
-  183 iterations) or stop in CasADi (cartpole);
+  steps and the problems run into the iteration limit.
+  ``"eigen-clip"`` and ``"eigen-reflect"`` converge linearly or stop in
+  CasADi;
 - a first QP that has a solution. From the swing-ups' default guess (a
   straight line, zero torque) the QP linearized at the guess is infeasible:
   the actuator bound cannot take the linearized dynamics to the goal (qpOASES
-  and OSQP say so; HPIPM stops with multipliers of 1e13 to 1e16).
+  and OSQP say so; HPIPM stops with huge multipliers).
   ``sqpmethod`` takes those multipliers into its Hessian and merit function
-  and wanders: double cartpole and acrobot end at the iteration limit far from
-  feasible, pendulum and cartpole reach the optimum by chance (34 and 24
-  iterations). Its elastic mode does not fit HPIPM's stage structure and
+  and wanders, reaching the optimum only by chance. Its elastic mode does not fit HPIPM's stage structure and
   diverges even with qpOASES (``gamma_max``). So :class:`SqpSolver` solves
   that first QP before iterating and refuses to start (``ValueError``) when
   HPIPM cannot: start from a point near a solution (``warm_start``, e.g. an
-  IPOPT or fatrop solution; the pendulum then converges in 2 iterations) or
+  IPOPT or fatrop solution) or
   use IPOPT or fatrop, whose interior points cope with such guesses. The same
   check refuses a first QP that HPIPM cannot solve for want of convexity (an
   exact Hessian is not convexified; the quadrotor flip, the double cartpole
   warm-started from another final time);
 - a longer line search: ``sqpmethod`` takes the last trial step when its
   ``max_iter_ls`` backtracks (3 by default) do not decrease the merit
-  function; the cartpole warm-started from the solution for ``tf`` 2.5 s at
-  ``tf`` 2.7 s then wandered for 200 iterations, and converges in 74 with 20
-  backtracks (:data:`DEFAULT_SQP_OPTIONS`; the legged problems' iterations do
-  not change: Go1 trot 24, jump 16 with the contact formulation).
+  function, and a warm-started cartpole then wandered; 20 backtracks
+  (:data:`DEFAULT_SQP_OPTIONS`) let it converge and leave the legged
+  problems' iterations unchanged.
 
 Stopping: primal infeasibility below ``tol_pr`` and dual below ``tol_du``
 (:data:`DEFAULT_SQP_OPTIONS`), at most ``max_iter`` SQP iterations and
@@ -55,7 +52,7 @@ under the key ``"hpipm"``.
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import casadi as ca
 import numpy as np
@@ -80,10 +77,8 @@ DEFAULT_SQP_OPTIONS: Dict[str, Any] = {
 #: Magnitude that stands for an infinite bound in HPIPM's QPs (CasADi's ``inf``
 #: option of its ``hpipm`` plugin, default 1e8). The QP's variables are the
 #: steps, so this caps each step of an unbounded variable at 1e4 units and never
-#: binds at convergence, where the steps vanish. With 1e8 HPIPM spent ~100
-#: interior-point iterations per QP (its iteration limit) on the Go1 contact trot:
-#: 3.5 s against 0.54 s for the SQP solve (24 SQP iterations either way); jump
-#: 2.8 s -> 0.49 s, bound 5.7 s -> 1.5 s (41 -> 61 SQP iterations), measured.
+#: binds at convergence, where the steps vanish. With 1e8 HPIPM ran into its iteration limit
+#: on the legged contact problems' QPs (docs/design/solvers.md).
 HPIPM_INFINITY: float = 1e4
 #: HPIPM options (CasADi's ``hpipm`` conic plugin) used unless overridden by ``options["hpipm"]``.
 DEFAULT_HPIPM_OPTIONS: Dict[str, Any] = {"mode": "robust", "iter_max": 100, "res_g_max": 1e-10, "res_b_max": 1e-10, "res_d_max": 1e-10, "res_m_max": 1e-10}
@@ -133,6 +128,17 @@ class SqpSolver(NlpSolver):
 
     name = "sqp"
     plugin = "sqpmethod"
+    takes_multipliers = True
+    default_options = {**DEFAULT_SQP_OPTIONS, "hpipm": DEFAULT_HPIPM_OPTIONS}
+
+    @classmethod
+    def iteration_options(cls, max_iter: Optional[int], tol: Optional[float]) -> Dict[str, Any]:
+        """``max_iter``; the tolerance as ``sqpmethod``'s primal and dual ones (``tol_pr``, ``tol_du``)."""
+        return {**({"max_iter": max_iter} if max_iter is not None else {}), **({"tol_pr": tol, "tol_du": tol} if tol is not None else {})}
+
+    def run_options(self) -> Dict[str, Any]:
+        verbose = self.print_level > 0
+        return {"print_iteration": verbose, "print_header": verbose, "print_status": verbose}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -144,9 +150,7 @@ class SqpSolver(NlpSolver):
 
     def _qpsol_options(self) -> Dict[str, Any]:
         """HPIPM's options, in ``sqpmethod`` and in the check of the first QP."""
-        user = {**self.problem.solver_options.get(self.name, {}), **self.user_options}
-        hpipm = {**DEFAULT_HPIPM_OPTIONS, **user.get("hpipm", {})}
-        return {**self.layout.options(), "inf": HPIPM_INFINITY, "hpipm": hpipm, "error_on_fail": False}
+        return {**self.layout.options(), "inf": HPIPM_INFINITY, "hpipm": self.backend_options(False)["hpipm"], "error_on_fail": False}
 
     def first_qp(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
         """The QP of ``sqpmethod``'s first step from ``point`` (``x0``, optional ``lam_g0``) solved by HPIPM:
@@ -190,13 +194,10 @@ class SqpSolver(NlpSolver):
         """The ``sqpmethod`` ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts)."""
         if self._solvers:
             return next(iter(self._solvers.values()))
-        user = {**self.problem.solver_options.get(self.name, {}), **self.user_options}
-        user.pop("hpipm", None)  # in _qpsol_options
-        verbose = self.print_level > 0
-        sqp = {**DEFAULT_SQP_OPTIONS, "print_iteration": verbose, "print_header": verbose, "print_status": verbose}
+        sqp = self.backend_options(warm)
+        sqp.pop("hpipm")  # in _qpsol_options
         opts = {
             **sqp,
-            **user,
             "qpsol": "hpipm",
             "qpsol_options": self._qpsol_options(),
             "jac_fg": self._functions["jac_fg"],
@@ -209,5 +210,5 @@ class SqpSolver(NlpSolver):
         try:
             solver = ca.nlpsol("trajopt_sqp", "sqpmethod", self._functions["problem"], opts)
         except RuntimeError as err:
-            raise ValueError(f"options: CasADi could not build the SQP solver with {user!r}: {casadi_message(err)}") from None
+            raise ValueError(f"options: CasADi could not build the SQP solver with {sqp!r}: {casadi_message(err)}") from None
         return InStageOrder(solver, self.layout.rows)

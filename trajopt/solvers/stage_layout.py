@@ -109,10 +109,7 @@ def _row_names(nlp: NLP) -> List[str]:
     """A readable name of each NLP row's origin ("defect", "unit norm", or the constraint's name)."""
     names = [""] * nlp.n_g
     for b, block in enumerate(nlp.blocks):
-        if block.kind == "interval":
-            label = nlp.interval_constraints[block.constraint].name
-        else:
-            label = nlp.constraints[block.constraint].name if block.kind in ("constraint", "midpoint") else {"norm": "unit norm"}.get(block.kind, block.kind)
+        label = nlp.constraints[block.constraint].name if block.kind in ("constraint", "midpoint", "interval") else {"norm": "unit norm"}.get(block.kind, block.kind)
         for r in nlp.block_rows(b).ravel():
             names[r] = label
     return names

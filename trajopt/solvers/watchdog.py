@@ -3,11 +3,9 @@
 fatrop 1.1.8 (CasADi's bundled plugin) can loop forever inside one step
 computation: its inertia correction multiplies the primal regularization by a
 constant factor for as long as the factorization reports a wrong inertia, with
-no upper bound (``IpSearchDirImpl::compute_search_dir``). Measured on the
-quadrotor point-to-point problem with tangent-chart knots
-(``bench/fatrop_terminal.py``): with 11 or 12 of the 12 tangent directions of
-the final state fixed (as equality rows, or as variable bounds) the solve
-never returns; with 9 or fewer it converges in 6-10 iterations. No iteration
+no upper bound (``IpSearchDirImpl::compute_search_dir``): a final state with
+(nearly) all of its tangent directions fixed, as equality rows or as
+variable bounds, is one such case. No iteration
 limit or option reaches that loop, and a thread cannot be stopped, so a
 :class:`Watchdog` runs the calls in a child process (``os.fork``: the built
 solver is inherited, nothing is rebuilt) and kills it at the deadline.
@@ -15,12 +13,12 @@ solver is inherited, nothing is rebuilt) and kills it at the deadline.
 The child stays alive between calls and serves them one by one through a
 pair of pipes (length-prefixed pickles of the arguments and the result), so
 its caches and the solver's workspace stay warm: a call costs one round trip
-(measured ~0.3 ms with the cartpole's arrays) instead of a fork (~3 ms for
-a 100 MB process, plus the child's first-touch page copies: ~8 ms per solve
-on the cartpole). A child killed at a deadline, or dead, is replaced by a new
+instead of a fork and the child's first-touch page copies. A child killed at a deadline, or dead, is replaced by a new
 fork at the next call; the child ends with its watchdog (or its parent).
 ``os.fork`` works in daemonic processes (Dask workers), where
 ``multiprocessing`` refuses to start children.
+
+Design notes, with the measurements: docs/design/solvers.md.
 """
 from __future__ import annotations
 

@@ -43,8 +43,8 @@ from .surface import Surface, polygon_halfspaces
 FLOOR_REGION = 0.5
 #: A swing with no block within this distance [m] of its corridor needs no corridor.
 CORRIDOR_REACH = 0.5
-#: Default ramp width [m] of the swing envelopes (:mod:`.profile`). Measured on go1-stairs (8 cm
-#: rises): 2 cm ramps took IPOPT 91 iterations, 4 cm 46, 6 cm 46 (a steeper envelope is a stiffer constraint).
+#: Default ramp width [m] of the swing envelopes (:mod:`.profile`): a steeper envelope is a stiffer
+#: constraint, which costs IPOPT iterations (docs/design/terrain.md).
 RAMP = 0.04
 
 

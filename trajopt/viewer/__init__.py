@@ -19,26 +19,11 @@ The dependencies are the ``viz`` extra (``pip install -e ".[viz]"``: meshcat,
 trimesh, fast-simplification); without it these functions raise
 :class:`MissingExtraError`, whose message is one line naming the extra.
 
-Why meshcat and not viser (measured with ``bench/viewer_libraries.py``,
-2-core machine loaded by other jobs (load average ~5), meshcat 0.3.2, viser
-1.1.1, the default go1-trot, 121 samples):
-
-- rendering correctness: our poses come from pinocchio itself (visual
-  placements equal ``pinocchio.updateGeometryPlacements`` to 1e-12, tested
-  for Go1, Go2, the hand and the manipulator), and headless Chromium draws
-  the export (tests). viser's URDF path goes through yourdfpy, whose joint
-  order starts with FR_hip_joint where pinocchio's starts with FL: without a
-  name mapping its link poses are off by 1.3 m, with it they agree to 2e-16;
-- start time: meshcat's server subprocess 0.31-0.45 s, our scene 0.07 s
-  and sending it 0.07-0.08 s, with the mesh cache warm (3.6-5.1 s for the first view
-  of the Go1 on a loaded machine, which reads and decimates its meshes: :mod:`.shapes`); viser's in-process
-  server 0.02 s but loading the Go1 through ``ViserUrdf`` 1.6-2.1 s, every time;
-- export: one self-contained HTML of the trot is 3.0 MB (meshcat's 0.85 MB
-  viewer, meshes once, poses as animation tracks; pinocchio's
-  ``MeshcatVisualizer.static_html()`` of such an animation is ~82 MB),
-  while viser's recording of the same motion is 7.0 MB (a message per joint
-  per frame) plus its 0.82 MB client, which fetches the recording over HTTP:
-  two files and a web server, not one file to mail.
+Why meshcat and not viser: the poses come from pinocchio itself (visual
+placements equal ``pinocchio.updateGeometryPlacements``, tested), the mesh
+cache makes later views start quickly (:mod:`.shapes`), and the export is
+one self-contained HTML file, where viser's recording needs its client and a
+web server. Design notes, with the comparison: docs/design/viewer.md.
 """
 from __future__ import annotations
 

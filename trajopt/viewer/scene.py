@@ -47,6 +47,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from models.model import GRAVITY
 from models.multibody_model import MultibodyModel
 from models.planar_chain import PointMassChain
 from models.quadrotor import Quadrotor
@@ -194,7 +195,7 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     stance = sample_held(solution.times, problem.schedule.stance, t)
     forces = np.where(stance[..., None], forces, 0.0)
     if force_scale is None:
-        force_scale = WEIGHT_ARROW * max(float(problem.x0[2]), 0.1) / (problem.mass * 9.81)
+        force_scale = WEIGHT_ARROW * max(float(problem.x0[2]), 0.1) / (problem.mass * GRAVITY)
     rho = friction_ratio(forces, robot.mu, problem.friction)
     holds = _footholds(problem, solution)
     ground_z = float(holds[:, 2].min()) if holds.size else 0.0

@@ -15,12 +15,10 @@ collapse (``fast_simplification``). A part of more than
 ``CLUSTER_ABOVE * max_faces`` triangles is first clustered: its vertices are
 merged on a grid (trimesh's ``merge_vertices``, rounding in units of a cell)
 whose cell is its bounding-box diagonal / ``CLUSTER_CELLS``, and the
-triangles that collapse are dropped. Measured on the Go1's trunk (351,394
-triangles, a 28 MB ``.dae``, 0.49 m diagonal, 0.49 mm cells): clustering
-leaves 170,826 triangles in 0.34 s and the collapse stops at 13,106 on the
-open borders in 0.48 s, where merging exact duplicates (0.23 s) and the
-collapse alone (1.29 s, stopping at 28,512) took 1.5 s; with 1 mm cells the
-head's shading broke up visibly. The legs' 16-30 k triangles go to the budget directly. The result is cached
+triangles that collapse are dropped: on a very large part the collapse is
+then both faster and closer to the budget than on the part alone, and the
+cells are small enough to keep the shading (design notes, with the Go1's
+trunk: docs/design/viewer.md). Smaller parts go to the budget directly. The result is cached
 as ``.npz`` under ``<trajopt cache>/meshes`` (``$TRAJOPT_CACHE``, see
 :func:`models.compiled.default_cache_dir`), keyed by the file's path, size,
 modification time, the scale and the budget: the Go1's visuals take ~2 s

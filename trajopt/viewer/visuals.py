@@ -13,9 +13,9 @@ visuals of a model, in this order:
    by its ``<material>``; ``package://PKG/PATH`` is looked up in the
    example-robot-data share folder and next to the URDF. Parsed here rather
    than through ``pinocchio.buildGeomFromUrdf``, which builds collision
-   hierarchies for every mesh (2.2 s for the Go1 against ~0.1 s warm here);
-   the test suite checks the placements against pinocchio's at random
-   configurations;
+   hierarchies for every mesh the viewer does not need (design notes:
+   docs/design/viewer.md); the test suite checks the placements against
+   pinocchio's at random configurations;
 2. its ``geometry_model`` (a ``pinocchio.GeometryModel`` of coal shapes, e.g.
    the hand's capsules), with each object's ``meshColor``;
 3. otherwise capsules along the kinematic tree (joint to child joint, and leaf

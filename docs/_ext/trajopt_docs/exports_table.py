@@ -1,9 +1,10 @@
-"""``.. package-exports:: PACKAGE``: a table of the names a package re-exports, linked to their definitions.
+"""``.. package-exports:: PACKAGE``: a table of the names a package exports, linked to their entries.
 
 A user imports ``from trajopt import Problem``; the reference documents
-``Problem`` once, in the module that defines it (``trajopt.problem``). The
-package's page lists what it exports with the first line of each docstring
-(for a constant, of its ``#:`` comment) and links each name to that entry.
+``Problem`` as ``trajopt.Problem`` (:mod:`.public_names`), below the table on
+the package's page. The table lists the package's public names with the first
+line of each docstring (for a constant, of its ``#:`` comment) and links each
+name to its entry at the public path.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from sphinx.pycode import ModuleAnalyzer
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-from .packages import definition, exports
+from .packages import canonical, defined_as, definition, listed_names
 
 
 def _summary(dotted: str, obj) -> str:
@@ -36,13 +37,14 @@ class PackageExports(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         package = importlib.import_module(self.arguments[0])
-        names = exports(package)
+        names = [n for n in listed_names(package) if not n.startswith("_")]
         if not names:
             return []
         lines = [".. list-table::", "   :widths: 30 70", "   :class: package-exports", ""]
         for name in names:
             target = definition(package, name)
-            lines.append(f"   * - :py:obj:`{name} <{target}>`")
+            public = f"{package.__name__}.{name}"
+            lines.append(f"   * - :py:obj:`{name} <{public if public in defined_as() else canonical(target)}>`")
             lines.append(f"     - {_summary(target, getattr(package, name))}")
         container = nodes.container()
         nested_parse_with_titles(self.state, StringList(lines, source=self.get_source_info()[0]), container)

@@ -16,6 +16,12 @@ to the module and class the reference sits in), and:
   project's inventory (nothing is downloaded). So does a private name of
   ours (a type hint's ``_Interrupts``): it has no entry to link to.
 
+A docstring shown at a public path (``trajopt.Problem``, written in
+``trajopt.problem``) names objects as its own module sees them: the
+candidates include the defining class and module of the entry it sits in.
+References to a defining name (``trajopt.problem.Problem.solve``) lead to the
+entry at the public path (:func:`.packages.canonical`).
+
 A bare name a module imports only for type checking (``if TYPE_CHECKING:
 from distributed import Client``) is followed to the module it comes from.
 
@@ -33,9 +39,10 @@ import inspect
 from pathlib import Path
 from typing import Any, Optional
 
+from sphinx import addnodes
 from sphinx.util import logging
 
-from .packages import is_ours
+from .packages import canonical, defined_as, is_ours
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +86,25 @@ def _type_checking_imports(module: str) -> dict[str, str]:
     return found
 
 
-def _candidates(target: str, module: Optional[str], cls: Optional[str]) -> list[str]:
+def _enclosing_definition(node) -> Optional[str]:
+    """The defining dotted name of the re-exported object whose entry holds ``node`` (its docstring
+    sits at ``trajopt.Problem`` but was written in ``trajopt.problem``), if it is one."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, addnodes.desc):
+            for signature in parent.findall(addnodes.desc_signature):
+                public = f"{signature.get('module') or ''}.{signature.get('fullname') or ''}".strip(".")
+                if public in defined_as():
+                    return defined_as()[public]
+                break
+        parent = parent.parent
+    return None
+
+
+def _candidates(target: str, module: Optional[str], cls: Optional[str], node=None) -> list[str]:
     """Dotted names ``target`` may mean: inside the class, inside the module, absolute, and a
-    member of the one class of the module that has it (a module docstring's ``:meth:`dynamics```)."""
+    member of the one class of the module that has it (a module docstring's ``:meth:`dynamics```);
+    in the entry of a re-exported object, inside the class and the module that define it."""
     target = target.lstrip(".~")
     names = []
     if module and cls:
@@ -89,6 +112,15 @@ def _candidates(target: str, module: Optional[str], cls: Optional[str]) -> list[
     if module:
         names.append(f"{module}.{target}")
     names.append(target)
+    defined = _enclosing_definition(node) if node is not None else None
+    if defined is not None:
+        obj = _import_path(defined)
+        home = _owner(obj) or defined.rsplit(".", 1)[0]
+        if inspect.isclass(obj):
+            names.append(f"{defined}.{target}")
+        names.append(f"{home}.{target}")
+        if "." not in target and target in _type_checking_imports(home):
+            names.append(_type_checking_imports(home)[target])
     if module and "." not in target and target in _type_checking_imports(module):
         names.append(_type_checking_imports(module)[target])
     owner = _import_path(module) if module else _MISSING
@@ -121,6 +153,8 @@ def _documented_name(obj: Any, tried: str, objects: dict) -> Optional[str]:
         name = f"{_owner(obj)}.{qualname}"
         if name in objects:
             return name
+        if canonical(name) in objects:  # a member of a class documented at its public path
+            return canonical(name)
     if tried in objects:
         return tried
     # a constant or a method reached through a re-exported class: compare what the documented names hold
@@ -143,6 +177,8 @@ def _instance_attribute(tried: str, objects: dict) -> Optional[str]:
         name = f"{base.__module__}.{base.__qualname__}.{attribute}"
         if name in objects:
             return name
+        if canonical(name) in objects:
+            return canonical(name)
     return None
 
 
@@ -151,7 +187,7 @@ def resolve_missing_reference(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
     domain = env.get_domain("py")
-    for tried in _candidates(node["reftarget"], node.get("py:module"), node.get("py:class")):
+    for tried in _candidates(node["reftarget"], node.get("py:module"), node.get("py:class"), node):
         obj = _import_path(tried)
         if obj is _MISSING:
             name = _instance_attribute(tried, domain.objects)
@@ -168,6 +204,8 @@ def resolve_missing_reference(app, env, node, contnode):
         return domain.resolve_xref(env, node["refdoc"], app.builder, "obj", name, node, contnode)
     suffix = "." + node["reftarget"].lstrip(".~")
     matches = [name for name in domain.objects if name.endswith(suffix) and is_ours(name)]
+    if len({canonical(name) for name in matches}) == 1:  # one object, at several public paths
+        matches = [canonical(matches[0])] if canonical(matches[0]) in domain.objects else matches[:1]
     if len(matches) == 1:
         return domain.resolve_xref(env, node["refdoc"], app.builder, "obj", matches[0], node, contnode)
     return None
