@@ -9,7 +9,7 @@ import inspect
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Container, Dict, Optional, Sequence
+from typing import Any, Callable, Container, Dict, Optional, Sequence, Tuple
 
 import problems
 
@@ -168,6 +168,23 @@ def command_line_hints(message: str) -> str:
     for python, option in COMMAND_LINE_HINTS.items():
         message = message.replace(python, option)
     return message
+
+
+def command_parser(sub: Any, name: str, help: str, description: str, examples: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name`` with its one-line ``help``, its ``description`` and its
+    ``examples`` (printed as written, after the options)."""
+    layout = {"epilog": examples, "formatter_class": argparse.RawDescriptionHelpFormatter} if examples else {}
+    return sub.add_parser(name, help=help, description=description, **layout)
+
+
+def add_problem_arguments(run: argparse.ArgumentParser, name_help: str, sizes_help: Tuple[str, str]) -> argparse._ArgumentGroup:
+    """The problem ``NAME`` and the "problem" group with ``--N`` and ``--tf`` (``sizes_help``: which problems
+    take each); returns the group for the command's other problem options."""
+    run.add_argument("name", metavar="NAME", help=name_help)
+    group = run.add_argument_group("problem")
+    group.add_argument("--N", metavar="N", help=f"number of knots ({sizes_help[0]})")
+    group.add_argument("--tf", metavar="TF", help=f"final time [s] ({sizes_help[1]})")
+    return group
 
 
 def add_solver_options(group: argparse._ArgumentGroup) -> None:

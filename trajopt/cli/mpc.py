@@ -38,7 +38,7 @@ from ..mpc.loop import run_closed_loop
 from ..mpc.report import loop_statistics, summary
 from ..mpc.tasks import SIMULATORS, mpc_task
 from ..plotting.output import FIGURE_EXTENSIONS
-from .arguments import UsageError, add_robot_options, add_solver_options, build_problem, check_output_path, parse_parameters, solver_settings
+from .arguments import UsageError, add_problem_arguments, add_robot_options, add_solver_options, build_problem, check_output_path, command_parser, parse_parameters, solver_settings
 
 #: Exit status of a run in which the robot fell.
 FELL = 3
@@ -55,17 +55,11 @@ examples:
 
 def add_mpc_parser(sub: Any) -> None:
     """The ``mpc`` subcommand's arguments."""
-    run = sub.add_parser(
-        "mpc",
-        help="run a problem in a receding horizon, closed around a simulated plant",
-        description="Model-predictive control of a registered problem in a plant it does not model exactly (MuJoCo, or our simulator).",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    run.add_argument("name", metavar="NAME", help="problem name, as for `trajopt solve` (see `trajopt list`)")
-    group = run.add_argument_group("problem")
-    group.add_argument("--N", metavar="N", help="number of knots (problems that are their own horizon)")
-    group.add_argument("--tf", metavar="TF", help="final time [s] (problems that are their own horizon)")
+    run = command_parser(
+        sub, "mpc", "run a problem in a receding horizon, closed around a simulated plant",
+        "Model-predictive control of a registered problem in a plant it does not model exactly (MuJoCo, or our simulator).", EXAMPLES,
+    )  # fmt: skip
+    group = add_problem_arguments(run, "problem name, as for `trajopt solve` (see `trajopt list`)", ("problems that are their own horizon",) * 2)
     group.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable")
     add_robot_options(group)
     group = run.add_argument_group("controller")

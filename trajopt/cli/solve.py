@@ -13,7 +13,7 @@ from ..report import solution_report
 from ..solution import Solution
 from ..solvers import solve
 from ..transcription import TRANSCRIPTIONS, get_transcription
-from .arguments import UsageError, add_solver_options, add_robot_options, build_problem, check_output_path, command_line_hints, factory_parameters, parse_parameters, problem_factory, robot_templates, solver_settings, warn_skipped
+from .arguments import UsageError, add_problem_arguments, add_robot_options, add_solver_options, build_problem, check_output_path, command_line_hints, command_parser, factory_parameters, parse_parameters, problem_factory, robot_templates, solver_settings, warn_skipped
 from .view import add_viewer_options, check_viewer_outputs, write_viewer_outputs
 
 EXAMPLES = """\
@@ -32,17 +32,11 @@ examples:
 
 def add_solve_parser(sub: Any) -> None:
     """The ``solve`` subcommand's arguments."""
-    run = sub.add_parser(
-        "solve",
-        help="solve a registered problem",
-        description="Solve a registered problem (IPOPT, fatrop or SQP), print a summary, and save, plot or animate the solution.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    run.add_argument("name", metavar="NAME", help="problem name (see `trajopt list`)")
-    group = run.add_argument_group("problem")
-    group.add_argument("--N", metavar="N", help="number of knots (problems with a parameter N)")
-    group.add_argument("--tf", metavar="TF", help="final time [s] (problems with a parameter tf)")
+    run = command_parser(
+        sub, "solve", "solve a registered problem",
+        "Solve a registered problem (IPOPT, fatrop or SQP), print a summary, and save, plot or animate the solution.", EXAMPLES,
+    )  # fmt: skip
+    group = add_problem_arguments(run, "problem name (see `trajopt list`)", ("problems with a parameter N", "problems with a parameter tf"))
     group.add_argument(
         "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable; lists as 15,10,15 (see `trajopt list --params`)"
     )

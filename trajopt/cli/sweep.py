@@ -9,7 +9,7 @@ from typing import Any, Dict
 import numpy as np
 
 from ..transcription import TRANSCRIPTIONS
-from .arguments import UsageError, add_solver_options, add_robot_options, command_line_hints, convert, factory_parameters, robot_parameters, signature_text, solver_settings, split_parameter
+from .arguments import UsageError, add_robot_options, add_solver_options, command_line_hints, command_parser, convert, factory_parameters, robot_parameters, signature_text, solver_settings, split_parameter
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -21,14 +21,12 @@ examples:
 
 def add_sweep_parser(sub: Any) -> None:
     """The ``sweep`` subcommand's arguments."""
-    run = sub.add_parser(
-        "sweep",
-        help="solve a registered problem over a grid of parameters on Dask workers",
-        description="Solve a registered problem at every point of a parameter grid on Dask workers (an embedded cluster, or --scheduler), "
+    run = command_parser(
+        sub, "sweep", "solve a registered problem over a grid of parameters on Dask workers",
+        "Solve a registered problem at every point of a parameter grid on Dask workers (an embedded cluster, or --scheduler), "
         "with a progress line and a summary; results in OUT/results.parquet and OUT/solutions/. A rerun with the same --out solves only "
         "the points not done yet. Needs the batch extra.",
-        epilog=SWEEP_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        SWEEP_EXAMPLES,
     )
     run.add_argument("name", metavar="NAME", help="problem name (see `trajopt list`), or a factory package.module:function importable on the workers")
     group = run.add_argument_group("grid")

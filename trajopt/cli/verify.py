@@ -9,15 +9,14 @@ import numpy as np
 import problems
 
 from ..plotting.output import FIGURE_EXTENSIONS
-from .arguments import UsageError, check_output_path
+from .arguments import UsageError, check_output_path, command_parser
 
 
 def add_verify_parser(sub: Any) -> None:
     """The ``verify`` subcommand's arguments."""
-    check = sub.add_parser(
-        "verify",
-        help="check a saved legged solution in MuJoCo",
-        description="Check a saved legged solution with MuJoCo's dynamics (equation-of-motion residual, slip, friction, limits) "
+    check = command_parser(
+        sub, "verify", "check a saved legged solution in MuJoCo",
+        "Check a saved legged solution with MuJoCo's dynamics (equation-of-motion residual, slip, friction, limits) "
         "and replay it in MuJoCo's simulation, tracked by joint PD + feed-forward and with the feed-forward torques alone; "
         "ends with a verdict line. Exit status 0 when every check is within its threshold (verdict: PASS), 1 when one is not "
         "(verdict: FAIL, naming it), 2 for a usage error. Friction is judged in the plan's own model (pyramid or cone); "

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import problems
 
 from ..solution import Solution
-from .arguments import UsageError, check_output_path, warn_skipped
+from .arguments import UsageError, check_output_path, command_parser, warn_skipped
 
 
 def add_viewer_options(group: argparse._ArgumentGroup) -> None:
@@ -21,12 +21,10 @@ def add_viewer_options(group: argparse._ArgumentGroup) -> None:
 
 def add_view_parser(sub: Any) -> None:
     """The ``trajopt view FILE`` subcommand."""
-    view = sub.add_parser(
-        "view",
-        help="show a saved solution in the 3D viewer",
-        description="Show a solution saved with `trajopt solve --save` in a live 3D viewer (until Ctrl-C), or write it as a self-contained HTML replay with --html.",
-        epilog="examples:\n  trajopt view trot.npz\n  trajopt view trot.npz --html trot.html\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    view = command_parser(
+        sub, "view", "show a saved solution in the 3D viewer",
+        "Show a solution saved with `trajopt solve --save` in a live 3D viewer (until Ctrl-C), or write it as a self-contained HTML replay with --html.",
+        "examples:\n  trajopt view trot.npz\n  trajopt view trot.npz --html trot.html\n",
     )
     view.add_argument("file", metavar="FILE", help="a solution file (.npz) written by `trajopt solve --save`")
     group = view.add_argument_group("output")
