@@ -15,7 +15,11 @@ node as the warm start, the initial state is the state the previous tick's
 first control leads to (crocoddyl's own model as the plant: only the time per
 tick is compared, not the behaviour), and FDDP runs ONE iteration. The time
 of that call is recorded per tick; the JSON gives the median, the 99th
-percentile, the maximum and the horizon.
+percentile, the maximum and the horizon. For the tick's breakdown, the
+derivatives of the whole horizon at the tick's starting point
+(``ShootingProblem.calcDiff``, after the ``calc`` it needs) are timed
+separately just before the tick (``derivatives_p50``): the part of the
+tick's one iteration that is the linearization.
 """
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ def main() -> None:
     xs = [x0] * (args.knots + 1)
     us = problem.quasiStatic([x0] * args.knots)
     solver.solve(xs, us, 100, False)  # the first plan, converged before the loop (as ours)
-    times, x = [], x0
+    times, derivatives, x = [], [], x0
     for tick in range(args.ticks):
         first, data = problem.runningModels[0], problem.runningDatas[0]
         first.calc(data, x, solver.us[0])
@@ -67,11 +71,18 @@ def main() -> None:
         us = [u if len(u) == m.nu else np.zeros(m.nu) for u, m in zip(shifted, problem.runningModels)]
         problem.x0 = x
         xs[0] = x
+        problem.calc(xs, us)
+        start = time.perf_counter()
+        problem.calcDiff(xs, us)
+        derivatives.append(time.perf_counter() - start)
         start = time.perf_counter()
         solver.solve(xs, us, 1, False)
         times.append(time.perf_counter() - start)
     t = np.asarray(times)
-    out = {"knots": args.knots, "ticks": args.ticks, "p50": float(np.percentile(t, 50)), "p99": float(np.percentile(t, 99)), "max": float(t.max())}
+    out = {
+        "knots": args.knots, "ticks": args.ticks, "p50": float(np.percentile(t, 50)), "p99": float(np.percentile(t, 99)), "max": float(t.max()),
+        "derivatives_p50": float(np.percentile(derivatives, 50)),
+    }  # fmt: skip
     print(json.dumps(out))
     sys.stdout.flush()
 

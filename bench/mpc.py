@@ -15,7 +15,10 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   horizon of as many 0.02 s intervals (20 for the default 0.4 s),
   warm-started by shifting (``bench/crocoddyl_mpc.py`` in the benchmark-only
   environment of ``bench/crocoddyl_env.sh``), measured in the same run: the
-  ratio of the medians;
+  ratio of the medians; then the tick's breakdown, the median of each of its
+  phases (``trajopt.mpc.controller.TICK_PHASES``: update, warm start,
+  linearization, QP, the rest of the solve call, the plan) against
+  crocoddyl's derivatives (``calcDiff``) and the rest of its iteration;
 - ``long``: ``go1-stand`` and ``go1-trot`` for 20 s: fall or not, base drift;
 - ``push``: ``go1-trot``, ``--trials`` pushes per impulse level (3, 6, 9,
   12 N s over 0.1 s) and direction (sagittal: +x, lateral: +y), each at a
@@ -47,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 import problems  # noqa: E402
 from trajopt.mpc.disturbances import Gust, Push  # noqa: E402
 from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.controller import TICK_PHASES  # noqa: E402
 from trajopt.mpc.report import LoopStatistics, loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
 
@@ -110,6 +114,22 @@ def ticks_section(args: argparse.Namespace) -> None:
         print(f"{'crocoddyl FDDP, 1 it.':22s} {1e3 * peer['p50']:7.1f} {1e3 * peer['p99']:7.1f} {1e3 * peer['max']:7.1f}  ({peer['knots']} knots, {peer['ticks']} ticks in its own model)")
         for mode, s in rows.items():
             print(f"ratio {mode} / crocoddyl (p50): {s.p50 / peer['p50']:.2f}")
+    print_breakdown(rows, peer)
+
+
+def print_breakdown(rows: Dict[str, LoopStatistics], peer: Optional[Dict[str, Any]]) -> None:
+    """The tick's phases (medians, ms; :data:`trajopt.mpc.controller.TICK_PHASES`) per mode, and crocoddyl's
+    tick split into its derivatives (``calcDiff`` over the horizon) and the rest of its iteration. Every
+    phase of either runs after the measurement today: the preparation phase (work that needs no new
+    state) is empty, the feedback phase is the whole tick."""
+    print("\ntick breakdown, medians in ms (preparation phase: none yet; feedback phase: the whole tick)")
+    print(f"{'':22s} " + " ".join(f"{p:>11s}" for p in TICK_PHASES) + f" {'sum':>7s} {'tick p50':>8s}")
+    for mode, s in rows.items():
+        cells = [f"{1e3 * s.phases[p]:11.2f}" if p in s.phases else f"{'-':>11s}" for p in TICK_PHASES]
+        print(f"{mode:22s} " + " ".join(cells) + f" {1e3 * sum(s.phases.values()):7.2f} {1e3 * s.p50:8.2f}")
+    if peer is not None:
+        rest = peer["p50"] - peer["derivatives_p50"]
+        print(f"{'crocoddyl FDDP, 1 it.':22s} derivatives (calcDiff) {1e3 * peer['derivatives_p50']:.2f}, the rest of the iteration (backward pass, rollout) {1e3 * rest:.2f}, tick {1e3 * peer['p50']:.2f}")
 
 
 def long_section(args: argparse.Namespace) -> None:

@@ -26,10 +26,13 @@ from lie import axis_angle_to_quat
 from models.quadrotor import Quadrotor
 from trajopt import DiscreteDynamics, Problem, QuadraticCost, QuadraticTerminalCost
 from trajopt.mpc import MPC
+from trajopt.mpc.controller import TICK_PHASES
 from trajopt.mpc.disturbances import Gust, Push, parse_push
 from trajopt.mpc.feedback import RiccatiGains
+from trajopt.mpc.log import log_columns
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plant import ModelPlant
+from trajopt.mpc.report import loop_statistics
 from trajopt.mpc.shift import StageShift, shifted_trajectory
 from trajopt.solvers import SqpSolver
 from trajopt.solvers.stage_layout import stage_layout
@@ -156,6 +159,15 @@ def test_quadrotor_holds_hover_through_a_gust(mode):
     assert 0.01 < error.max() < 0.1  # the gust moves it, the loop brings it back
     assert error[-1] < 5e-3
     assert max(r.first_violation for r in result.log) < 1e-6
+    # every tick's phases partition its compute time; the real-time iteration reports its linearization and QP
+    expected = [p for p in TICK_PHASES if mode == "rti" or p not in ("linearize", "qp", "alongside")]
+    for record in result.log[1:]:
+        assert list(record.phases) == expected and min(record.phases.values()) >= 0.0
+        assert sum(record.phases.values()) == pytest.approx(record.compute_time, rel=1e-9)
+    stats = loop_statistics(result, model)
+    assert list(stats.phases) == expected
+    columns = log_columns(result, model)
+    assert all(np.isfinite(columns[f"time_{p}"][1:]).all() and np.isnan(columns[f"time_{p}"][0]) for p in expected)
 
 
 def test_a_failing_tick_keeps_the_previous_plan_and_restarts_cold():

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -55,6 +55,15 @@ RESET_ITERATIONS = 50
 #: ``reset`` stops iterating once a step moves no knot state or control by more than this.
 RESET_STEP_TOL = 1e-7
 
+#: The phases of a tick, in order: ``update`` (the prediction to the plan's arrival, ``x0`` and the user's
+#: ``update``: a gait's data, bounds, parameters), ``warm_start`` (the previous plan shifted, its multipliers,
+#: the charts, the packed guess), the backend's own phases when it reports them (the real-time iteration's
+#: ``linearize``: derivatives and QP data; ``qp``: HPIPM; ``alongside``: the wait after the QP for the
+#: feedback gains computed beside it), ``solve_other`` (the rest of the solve call:
+#: bounds and parameters read, the result unpacked and checked), ``plan`` (the plan and its gains). All of
+#: them run after the measurement: a tick has no preparation phase yet.
+TICK_PHASES = ("update", "warm_start", "linearize", "qp", "alongside", "solve_other", "plan")
+
 #: ``update(problem, t, x)``: set the problem's data for a tick at time ``t`` from the measured state ``x``.
 Update = Callable[[Problem, float, np.ndarray], None]
 
@@ -69,8 +78,9 @@ class TickRecord:
     ``failures`` (in a row, this tick included), ``objective``, ``violation`` (the solve's
     largest constraint violation, dynamics gaps included: one real-time iteration leaves them
     at second order), ``first_violation`` (:func:`applied_violation`: what the plant gets),
-    the measured ``state``, the plan's first ``control`` (NaN when the tick failed) and the
-    dynamics ``params`` of its first knot."""
+    the measured ``state``, the plan's first ``control`` (NaN when the tick failed), the
+    dynamics ``params`` of its first knot, and ``phases``: the wall time (s) of the tick's
+    phases (:data:`TICK_PHASES`; empty for the first plan), which add up to ``compute_time``."""
 
     t: float
     compute_time: float
@@ -88,6 +98,7 @@ class TickRecord:
     state: np.ndarray
     control: np.ndarray
     params: np.ndarray
+    phases: Dict[str, float] = field(default_factory=dict)
 
 
 class MPC:
@@ -188,6 +199,7 @@ class MPC:
         self._bounds = (lower, upper)
         self._interpolant = self.nlp.transcription.interpolant(model)
         self.log: List[TickRecord] = []
+        self._solve_span: Optional[Tuple[float, float]] = None  # the last solve call's start and end (perf_counter)
         self.plan: Optional[Plan] = None
         self._last: Optional[Any] = None  # the last successful Solution
         self._failures = 0
@@ -248,6 +260,7 @@ class MPC:
         if not (np.isfinite(delay) and delay >= 0):
             raise ValueError(f"delay: expected s >= 0, got {delay!r}")
         start = time.perf_counter()
+        updated, self._solve_span = start, None
         cold = self._failures >= self.max_failures
         measured_t = t
         try:
@@ -256,6 +269,7 @@ class MPC:
                 if np.isfinite(predicted).all():  # a plan far from the state can diverge: then solve from the measurement
                     x, t = predicted, t + delay
             self._prepare(t, x)
+            updated = time.perf_counter()
             if cold or self.plan is None:
                 states = np.repeat(self.problem.x0[None], self.problem.N, axis=0)
                 solution = self._solve_from(states, self.problem.equilibrium_guess(states), None, None)
@@ -274,7 +288,8 @@ class MPC:
             self._failures = 0
         else:
             self._failures += 1
-        self._record(measured_t, time.perf_counter() - start, solution, solution.iterations, late, cold, ok and not late)
+        end = time.perf_counter()
+        self._record(measured_t, end - start, solution, solution.iterations, late, cold, ok and not late, self._phases(start, updated, end))
         return plan
 
     # ------------------------------------------------------------ pieces
@@ -290,7 +305,21 @@ class MPC:
         if nlp.chart:
             nlp.recentre(states)
         w0 = nlp.pack(states, controls, intervals)
-        return self.solver.solve(initial_guess=w0, multipliers=multipliers)
+        started = time.perf_counter()
+        try:
+            return self.solver.solve(initial_guess=w0, multipliers=multipliers)
+        finally:
+            self._solve_span = (started, time.perf_counter())
+
+    def _phases(self, start: float, updated: float, end: float) -> Dict[str, float]:
+        """The tick's phases (:data:`TICK_PHASES`) from its marks: its start, the end of the update, the solve
+        call's span (none when the tick failed before it) and its end."""
+        solve_start, solve_end = self._solve_span or (updated, updated)
+        backend = self.solver.last_phase_times if self._solve_span is not None else {}
+        phases = {"update": updated - start, "warm_start": solve_start - updated, **backend}
+        phases["solve_other"] = solve_end - solve_start - sum(backend.values())
+        phases["plan"] = end - solve_end
+        return phases
 
     def _holding_control(self, t: float) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         """``(x, d) -> u``: the control holding the model at ``x`` under the dynamics parameters ``d`` at time ``t``,
@@ -336,14 +365,14 @@ class MPC:
                 self.solver.alongside = self._gain_function
         return self._gain_function(jac, hess)
 
-    def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool) -> None:
+    def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool, phases: Optional[Dict[str, float]] = None) -> None:
         first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
         control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
         qp_iterations = self.solver.last_qp_iterations if not isinstance(solution, _FailedSolve) else 0
         self.log.append(TickRecord(
             float(t), compute, float(solution.solve_time), int(iterations), int(qp_iterations), str(solution.status), bool(ok), bool(late), bool(cold),
             self._failures, float(solution.objective), float(solution.max_violation), first,
-            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(),
+            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(), dict(phases or {}),
         ))  # fmt: skip
 
 

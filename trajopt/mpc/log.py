@@ -23,6 +23,7 @@ import numpy as np
 from lie import quat_to_rot
 
 from ..atomic_file import atomic_output
+from .controller import TICK_PHASES
 from .loop import ClosedLoopResult
 
 LOG_EXTENSIONS = (".csv", ".parquet")
@@ -47,7 +48,8 @@ def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
     ``t``, ``compute_time``, ``solve_time``, ``iterations``, ``qp_iterations``, ``status``, ``success``, ``late``, ``cold``,
     ``failures``, ``objective``, ``violation``, ``first_violation``, the measured base position
     ``base_x/y/z`` (m) and WORLD velocity ``base_vx/vy/vz`` (m/s), ``arrival`` (s), ``deadline_miss``,
-    ``fallen``."""
+    ``fallen``, and one ``time_<phase>`` column (s) per phase of :data:`~trajopt.mpc.controller.TICK_PHASES`
+    that some tick reports (NaN in the ticks that do not)."""
     ticks = result.log
     motion = [base_motion(model, r.state) for r in ticks]
     position = np.array([m[0] for m in motion]).reshape(-1, 3)
@@ -79,6 +81,9 @@ def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
         "deadline_miss": np.array([tk.deadline_miss for tk in result.ticks], dtype=bool),
         "fallen": fallen,
     }  # fmt: skip
+    for phase in TICK_PHASES:
+        if any(phase in r.phases for r in ticks):
+            columns[f"time_{phase}"] = np.array([r.phases.get(phase, np.nan) for r in ticks])
     return columns
 
 

@@ -7,11 +7,12 @@ out of the timing figures); :func:`summary` formats them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
+from .controller import TICK_PHASES
 from .log import base_motion
 from .loop import ClosedLoopResult
 
@@ -22,7 +23,9 @@ class LoopStatistics:
     ``failed`` ticks; ``qp_iterations`` (mean of HPIPM's per tick, NaN when the ticks solved no QP);
     ``worst_violation`` of the applied plans (:func:`~trajopt.mpc.controller.applied_violation`);
     ``drift`` (m, largest horizontal distance of the base from where it started); ``tracking_rms``
-    (m, RMS position error against the reference, NaN without one); ``fell``, ``fall_time``, ``fall_reason``."""
+    (m, RMS position error against the reference, NaN without one); ``fell``, ``fall_time``, ``fall_reason``;
+    ``phases``: the median wall time (s) of each tick phase (:data:`~trajopt.mpc.controller.TICK_PHASES`) the
+    ticks report."""
 
     ticks: int
     p50: float
@@ -37,6 +40,7 @@ class LoopStatistics:
     fell: bool
     fall_time: float
     fall_reason: str
+    phases: Dict[str, float] = field(default_factory=dict)
 
 
 def loop_statistics(result: ClosedLoopResult, model: Any, reference: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> LoopStatistics:
@@ -56,6 +60,7 @@ def loop_statistics(result: ClosedLoopResult, model: Any, reference: Optional[Ca
         len(ticks), float(np.percentile(compute, 50)), float(np.percentile(compute, 99)), float(compute.max()),
         result.deadline_misses(), sum(not r.success for r in ticks), float(np.mean(qp)) if qp else float("nan"), float(max(violations, default=0.0)), drift, rms,
         result.fell, result.fall_time, result.fall_reason,
+        {phase: float(np.median([r.phases[phase] for r in ticks if phase in r.phases])) for phase in TICK_PHASES if any(phase in r.phases for r in ticks)},
     )  # fmt: skip
 
 

@@ -136,6 +136,12 @@ class NlpSolver(ABC):
         return 0
 
     @property
+    def last_phase_times(self) -> Dict[str, float]:
+        """Wall time (s) of the last solve's phases inside the backend's call, by name (empty for a backend
+        that does not split its call, as the ones that iterate inside their plugin)."""
+        return {}
+
+    @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
         """``(J, H_upper)`` at the last solve's starting point, kept by a backend that :attr:`linearizes_alongside`; else ``None``."""
         return None

@@ -47,6 +47,7 @@ the QP was solved), its ``iterations`` 1.
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Optional, Tuple
 
@@ -102,6 +103,9 @@ class RealTimeIterationStep:
         self.alongside: Optional[Alongside] = None
         self.alongside_result: Any = None
         self.qp_iterations = 0  # HPIPM's interior-point iterations at the last call
+        #: wall time (s) of the last call's phases: ``linearize`` (derivatives and QP data, one CasADi call),
+        #: ``qp`` (HPIPM's solve) and ``alongside`` (the wait, after the QP, for the work run beside it)
+        self.phase_times: Dict[str, float] = {}
         self._worker: Optional[ThreadPoolExecutor] = None
         self._worker_pid = 0  # the process that started the worker thread
         self._stats: Dict[str, Any] = {}
@@ -109,7 +113,9 @@ class RealTimeIterationStep:
     def __call__(self, **args: Any) -> Dict[str, Any]:
         w0 = np.asarray(args["x0"], dtype=float).reshape(-1)
         lam = np.asarray(args.get("lam_g0", np.zeros(self.n_g)), dtype=float).reshape(-1) if self.exact else np.zeros(self.n_g)
+        start, self.phase_times = time.perf_counter(), {}
         data = self.prepare(w=w0, p=args["p"], lam=lam, lbw=args["lbx"], ubw=args["ubx"], lbg=args["lbg"], ubg=args["ubg"])
+        linearized = time.perf_counter()
         self.last_linearization = (data["jac_g"], data["hess_upper"])
         self.alongside_result = None
         beside = None
@@ -117,11 +123,14 @@ class RealTimeIterationStep:
             if self._worker is None or self._worker_pid != os.getpid():  # a forked child inherits the executor, not its thread
                 self._worker, self._worker_pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rti-alongside"), os.getpid()
             beside = self._worker.submit(self.alongside, *self.last_linearization)
+        solved = linearized
         try:
             qp = self.qp(**{key: data[key] for key in ("h", "g", "a", "lba", "uba", "lbx", "ubx")})
+            solved = time.perf_counter()
         finally:
             if beside is not None:
                 self.alongside_result = beside.result()  # its exception, if any, is the call's
+        self.phase_times = {"linearize": linearized - start, "qp": solved - linearized, "alongside": time.perf_counter() - solved}
         stats = self.qp.stats()
         self.qp_iterations = int(stats.get("iter_count", 0))
         step = np.asarray(qp["x"]).reshape(-1)
@@ -192,6 +201,11 @@ class RtiSolver(NlpSolver):
     def last_qp_iterations(self) -> int:
         """HPIPM's interior-point iterations in the last step's QP (0 before the first :meth:`solve`)."""
         return 0 if self._step is None else self._step.qp_iterations
+
+    @property
+    def last_phase_times(self) -> Dict[str, float]:
+        """Wall time (s) of the last step's ``linearize``, ``qp`` and ``alongside`` phases (empty before the first :meth:`solve`)."""
+        return {} if self._step is None else dict(self._step.phase_times)
 
     @property
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
