@@ -58,7 +58,11 @@ backend       primal                             multipliers
                                                  initial multipliers); the same options as cold
 ``sqp``       ``x0``                             ``lam_x`` and ``lam_g``, as ``sqpmethod``'s first
                                                  multiplier estimate (no other option changes)
+``rti``       ``x0``, the step's linearization   ``lam_g`` for an exact Hessian; none with the
+              point                              Gauss-Newton one (it reads no multipliers)
 ============  =================================  ===========================================
+
+A backend's :attr:`NlpSolver.takes_multipliers` says whether it reads them.
 
 Layouts a shifted guess must respect (a receding horizon moves every knot
 one place earlier and appends a new last knot):
