@@ -261,12 +261,13 @@ def change_orders(
     its index otherwise), and all are checked before any is changed.
     """
     values = list(values)
-    if not inplace:
-        return [change_order(conversions, v, from_, to, nq, nv, nu, axis=axis, kind=kind) for v in values]
-    for i, v in enumerate(values):
-        if not isinstance(v, np.ndarray) or not np.issubdtype(v.dtype, np.floating) or not v.flags.writeable:
-            raise TypeError(f"values[{i}]: in-place reordering needs a writeable floating-point numpy array, got {type(v).__name__}")
+    if inplace:
+        for i, v in enumerate(values):
+            if not isinstance(v, np.ndarray) or not np.issubdtype(v.dtype, np.floating) or not v.flags.writeable:
+                raise TypeError(f"values[{i}]: in-place reordering needs a writeable floating-point numpy array, got {type(v).__name__}")
     results = [change_order(conversions, v, from_, to, nq, nv, nu, axis=axis, kind=kind) for v in values]
+    if not inplace:
+        return results
     for v, r in zip(values, results):
         v[...] = r
     return values

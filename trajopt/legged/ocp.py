@@ -134,14 +134,6 @@ def friction_rows(f: Any, mu: float, friction: str) -> Any:
     return mu * mu * fz * fz - fx * fx - fy * fy
 
 
-def check_formulation_transcription(formulation: "str | Formulation", transcription: str) -> None:
-    """Raise ``ValueError`` for multiple shooting with the ``"inverse"`` formulation (a held
-    acceleration cannot satisfy the inverse-dynamics residual at both knots) and for
-    collocation with ``"contact"`` (its stance mask holds over a whole interval):
-    :meth:`models.formulation.Formulation.check_transcription`."""
-    Formulation.parse(formulation).check_transcription(transcription)
-
-
 @dataclass(frozen=True)
 class LeggedWeights:
     """Diagonal cost weights (error-state and control blocks)."""

@@ -317,7 +317,7 @@ class ContactSimulator:
             torques[k], forces[k, idx] = tau, f
             previous = active[k]
             v = v + dt * a
-            if not np.isfinite(v).all():  # blown up: reported as a non-finite state below, before integrate refuses it
+            if not np.isfinite(v).all():  # blown up: integrate would refuse this velocity, so the run ends here
                 return self._result(k, times, states, torques, dists, witness, active, forces, impacts, "diverged", f"non-finite velocity at step {k + 1} (t = {times[k + 1]:.6g})")
             q = integrate(num.pin_model, q, v, dt)
             states[k + 1] = np.concatenate([q, v])
