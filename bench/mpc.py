@@ -17,8 +17,10 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   environment of ``bench/crocoddyl_env.sh``), measured in the same run: the
   ratio of the medians; then the tick's breakdown, the median of each of its
   phases (``trajopt.mpc.controller.TICK_PHASES``: update, warm start,
-  linearization, QP, the rest of the solve call, the plan) against
-  crocoddyl's derivatives (``calcDiff``) and the rest of its iteration;
+  linearization, QP, the rest of the solve call, the plan; the real-time
+  iteration's preparation, before the measurement, apart from its feedback,
+  after it) against crocoddyl's derivatives (``calcDiff``) and the rest of its
+  iteration;
 - ``long``: ``go1-stand`` and ``go1-trot`` for 20 s: fall or not, base drift;
 - ``push``: ``go1-trot``, ``--trials`` pushes per impulse level (3, 6, 9,
   12 N s over 0.1 s) and direction (sagittal: +x, lateral: +y), each at a
@@ -40,7 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -50,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 import problems  # noqa: E402
 from trajopt.mpc.disturbances import Gust, Push  # noqa: E402
 from trajopt.mpc.loop import run_closed_loop  # noqa: E402
-from trajopt.mpc.controller import TICK_PHASES  # noqa: E402
+from trajopt.mpc.controller import PREPARATION_PHASES, TICK_PHASES  # noqa: E402
 from trajopt.mpc.report import LoopStatistics, loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
 
@@ -102,12 +104,16 @@ def crocoddyl_ticks(knots: int, ticks: int) -> Optional[Dict[str, Any]]:
 
 def ticks_section(args: argparse.Namespace) -> None:
     print(f"\n## ticks: go1-trot in place, {args.duration} s, delay {args.delay}")
-    print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s} {'QP it.':>7s}  outcome")
+    print("tick: preparation (before the measurement) and feedback (from the measurement to the plan, the plan's delay)")
+    print(f"{'mode':22s} {'p50 ms':>7s} {'p99 ms':>7s} {'max ms':>7s} {'fb p50':>7s} {'fb p99':>7s} {'misses':>7s} {'failed':>7s} {'viol':>9s} {'QP it.':>7s}  outcome")
     rows, modes = {}, args.modes.split(",")
     for mode in modes:
         s = run("go1-trot", args, args.duration, mode=mode)
         rows[mode] = s
-        print(f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e} {s.qp_iterations:7.1f}  {'fell' if s.fell else 'ok'}")
+        print(
+            f"{mode:22s} {1e3 * s.p50:7.1f} {1e3 * s.p99:7.1f} {1e3 * s.worst:7.1f} {1e3 * s.feedback_p50:7.1f} {1e3 * s.feedback_p99:7.1f} "
+            f"{s.deadline_misses:7d} {s.failed:7d} {s.worst_violation:9.1e} {s.qp_iterations:7.1f}  {'fell' if s.fell else 'ok'}"
+        )
     task = controller("go1-trot", modes[0], args.compile, args.horizon)[0]  # built by the loop above
     peer = crocoddyl_ticks(task.problem.N - 1, 300)  # as many 0.02 s intervals
     if peer is not None:
@@ -118,15 +124,16 @@ def ticks_section(args: argparse.Namespace) -> None:
 
 
 def print_breakdown(rows: Dict[str, LoopStatistics], peer: Optional[Dict[str, Any]]) -> None:
-    """The tick's phases (medians, ms; :data:`trajopt.mpc.controller.TICK_PHASES`) per mode, and crocoddyl's
-    tick split into its derivatives (``calcDiff`` over the horizon) and the rest of its iteration. Every
-    phase of either runs after the measurement today: the preparation phase (work that needs no new
-    state) is empty, the feedback phase is the whole tick."""
-    print("\ntick breakdown, medians in ms (preparation phase: none yet; feedback phase: the whole tick)")
-    print(f"{'':22s} " + " ".join(f"{p:>11s}" for p in TICK_PHASES) + f" {'sum':>7s} {'tick p50':>8s}")
-    for mode, s in rows.items():
-        cells = [f"{1e3 * s.phases[p]:11.2f}" if p in s.phases else f"{'-':>11s}" for p in TICK_PHASES]
-        print(f"{mode:22s} " + " ".join(cells) + f" {1e3 * sum(s.phases.values()):7.2f} {1e3 * s.p50:8.2f}")
+    """The tick's phases (medians, ms; :data:`trajopt.mpc.controller.TICK_PHASES`) per mode, those of the
+    preparation (:data:`~trajopt.mpc.controller.PREPARATION_PHASES`, before the measurement) apart from the
+    feedback's, and crocoddyl's tick split into its derivatives (``calcDiff`` over the horizon) and the rest
+    of its iteration, all of which runs after its measurement."""
+    print("\ntick breakdown, medians in ms")
+    for label, phases in (("preparation", PREPARATION_PHASES), ("feedback", tuple(p for p in TICK_PHASES if p not in PREPARATION_PHASES))):
+        print(f"{label:22s} " + " ".join(f"{p:>13s}" for p in phases) + f" {'sum':>7s}")
+        for mode, s in rows.items():
+            cells = [f"{1e3 * s.phases[p]:13.2f}" if p in s.phases else f"{'-':>13s}" for p in phases]
+            print(f"{mode:22s} " + " ".join(cells) + f" {1e3 * sum(s.phases.get(p, 0.0) for p in phases):7.2f}")
     if peer is not None:
         rest = peer["p50"] - peer["derivatives_p50"]
         print(f"{'crocoddyl FDDP, 1 it.':22s} derivatives (calcDiff) {1e3 * peer['derivatives_p50']:.2f}, the rest of the iteration (backward pass, rollout) {1e3 * rest:.2f}, tick {1e3 * peer['p50']:.2f}")

@@ -81,7 +81,7 @@ def equilibrium_controls(model: Any, states: np.ndarray, times: np.ndarray, para
     least-squares solution ``u*`` of the control-dependent state rates ``f_a(x, u) = 0``
     (Gauss-Newton steps from ``clip(0, lower, upper)``), at ``times`` (K,) with
     dynamics parameters ``params`` (K, nd), within ``[lower, upper]`` (K, m): an array (K, m)."""
-    fn = model.casadi_function("equilibrium_residual")
+    fn = model.numeric_function("equilibrium_residual")
     K, m = states.shape[0], model.control_dim
     U = np.clip(np.zeros((K, m)), lower, upper)
     if m == 0 or fn.size1_out(0) == 0:

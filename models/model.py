@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, Optional, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import casadi as ca
 import numpy as np
@@ -18,11 +19,14 @@ import numpy as np
 from lie import _backend as B
 
 from .casadi_names import casadi_name
+from .compiled import DEFAULT_OPT, compile_functions
 from .equilibrium import equilibrium_controls, equilibrium_residual_function
 from .numeric_call import NumericCall
 
 #: Standard gravity (m/s^2), along -z: that of pinocchio's models and of every plan, simulation and MuJoCo model.
 GRAVITY = 9.81
+#: Suffix of the cache keys of compiled functions: ``casadi_function("forward_dynamics" + COMPILED)`` (:meth:`Model.compile`).
+COMPILED = ":compiled"
 
 
 class Model(ABC):
@@ -201,8 +205,43 @@ class Model(ABC):
             self._functions[key] = fn
         return fn
 
+    #: The keys :meth:`compile` compiles by default (none here; subclasses name the ones their users call most).
+    hot_functions: Tuple[str, ...] = ()
+
+    def compile(
+        self,
+        keys: Optional[Sequence[str]] = None,
+        opt: str = DEFAULT_OPT,
+        cache_dir: Union[str, Path, None] = None,
+        compiler: Optional[str] = None,
+    ) -> List[str]:
+        """Evaluate numeric calls of ``keys`` (default :attr:`hot_functions`) through compiled C.
+
+        Each function is generated as C, compiled once (all of them in
+        parallel) and cached on disk by :func:`models.compiled.compile_functions`
+        (``opt``, ``cache_dir`` and ``compiler`` go there). Symbolic calls keep
+        using the CasADi functions (they carry derivatives); the compiled ones are
+        ``casadi_function(key + COMPILED)`` (:meth:`numeric_function`). Without a working compiler a
+        :class:`models.compiled.CompilerWarning` is issued and the virtual
+        machine keeps serving (one warning for all keys). Returns the keys now
+        running compiled code.
+        """
+        keys = list(self.hot_functions if keys is None else keys)
+        functions = [self.casadi_function(key) for key in keys]
+        done = []
+        for key, f, compiled in zip(keys, functions, compile_functions(functions, opt=opt, cache_dir=cache_dir, compiler=compiler)):
+            if compiled is not f:
+                self._functions[key + COMPILED] = compiled
+                done.append(key)
+        return done
+
+    def numeric_function(self, key: str) -> ca.Function:
+        """The function behind ``key`` for numeric calls: its compiled version when :meth:`compile` made one, else :meth:`casadi_function`."""
+        return self._functions.get(key + COMPILED) or self.casadi_function(key)
+
     def _call(self, key: str, *args: Any, matrix: bool = False) -> Any:
-        """Call the cached function ``key``; numeric arguments give numpy outputs.
+        """Call the cached function ``key``; numeric arguments give numpy outputs, through its compiled
+        version when there is one (:meth:`compile`).
 
         Outputs come back as 1-D arrays, or as 2-D arrays when ``matrix`` (so a
         Jacobian with one column stays a matrix); a function with several
@@ -213,6 +252,8 @@ class Model(ABC):
             out = self.casadi_function(key)(*args)
             outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         else:
+            if key + COMPILED in self._functions:
+                key = key + COMPILED
             call = self._numeric.get(key)
             if call is None:
                 call = self._numeric[key] = NumericCall(self.casadi_function(key))

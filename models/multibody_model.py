@@ -44,9 +44,8 @@ from lie import _backend as B
 from lie import attitude_jacobian, axis_angle_to_quat, check_unit_quaternion, quat_error, quat_mult, quat_to_rot
 
 from .casadi_names import casadi_name
-from .compiled import DEFAULT_OPT, compile_functions
 from .lie_group_model import LieGroupModel
-from .model import fill_out
+from .model import COMPILED, fill_out  # noqa: F401  (COMPILED: re-exported, the compiled functions' key suffix)
 from .multibody import RigidBodyTree
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .orders import change_order, change_orders, generate_conversions, standard_orders
@@ -70,8 +69,6 @@ HOT_FUNCTIONS = (
     "kinematics",
     "kinematics_jacobian",
 )
-#: Suffix of the cache keys of compiled functions: ``casadi_function("forward_dynamics" + COMPILED)``.
-COMPILED = ":compiled"
 
 
 class MultibodyModel(LieGroupModel):
@@ -96,6 +93,8 @@ class MultibodyModel(LieGroupModel):
         The URDF file the model came from, if any: enables the ``"mujoco"``
         vector order (the file's joint order) in :meth:`change_order`.
     """
+
+    hot_functions = HOT_FUNCTIONS
 
     def __init__(
         self,
@@ -290,39 +289,6 @@ class MultibodyModel(LieGroupModel):
         outs = outputs(s)
         names = [f"o{i}" for i in range(len(outs))]
         return ca.Function(casadi_name(f"{self.name}_{key}"), [s[i] for i in inputs], outs, inputs, names, {"cse": True})
-
-    def compile(
-        self,
-        keys: Optional[Sequence[str]] = None,
-        opt: str = DEFAULT_OPT,
-        cache_dir: Union[str, Path, None] = None,
-        compiler: Optional[str] = None,
-    ) -> List[str]:
-        """Evaluate numeric calls of ``keys`` (default :data:`HOT_FUNCTIONS`) through compiled C.
-
-        Each function is generated as C, compiled once (all of them in
-        parallel) and cached on disk by :func:`models.compiled.compile_functions`
-        (``opt``, ``cache_dir`` and ``compiler`` go there). Symbolic calls keep
-        using the CasADi functions (they carry derivatives); the compiled ones are
-        ``casadi_function(key + COMPILED)``. Without a working compiler a
-        :class:`models.compiled.CompilerWarning` is issued and the virtual
-        machine keeps serving (one warning for all keys). Returns the keys now
-        running compiled code.
-        """
-        keys = list(HOT_FUNCTIONS if keys is None else keys)
-        functions = [self.casadi_function(key) for key in keys]
-        done = []
-        for key, f, compiled in zip(keys, functions, compile_functions(functions, opt=opt, cache_dir=cache_dir, compiler=compiler)):
-            if compiled is not f:
-                self._functions[key + COMPILED] = compiled
-                done.append(key)
-        return done
-
-    def _call(self, key: str, *args: Any, matrix: bool = False) -> Any:
-        """Model's ``_call``, through the compiled ``key`` (see :meth:`compile`) for numeric arguments."""
-        if key + COMPILED in self._functions and not B.is_symbolic(*args):
-            key = key + COMPILED
-        return super()._call(key, *args, matrix=matrix)
 
     # ------------------------------------------------- symbolic building blocks
     def _qv(self, x: ca.SX) -> Tuple[ca.SX, ca.SX]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 
+import casadi as ca
 import numpy as np
 import pytest
 import scipy.linalg
@@ -24,9 +25,9 @@ import scipy.linalg
 import problems
 from lie import axis_angle_to_quat
 from models.quadrotor import Quadrotor
-from trajopt import DiscreteDynamics, Problem, QuadraticCost, QuadraticTerminalCost
+from trajopt import Constraint, DiscreteDynamics, Problem, QuadraticCost, QuadraticTerminalCost
 from trajopt.mpc import MPC
-from trajopt.mpc.controller import TICK_PHASES
+from trajopt.mpc.controller import PREPARATION_PHASES, TICK_PHASES
 from trajopt.mpc.disturbances import Gust, Push, parse_push
 from trajopt.mpc.feedback import RiccatiGains
 from trajopt.mpc.log import log_columns
@@ -34,7 +35,7 @@ from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plant import ModelPlant
 from trajopt.mpc.report import loop_statistics
 from trajopt.mpc.shift import StageShift, shifted_trajectory
-from trajopt.solvers import SqpSolver
+from trajopt.solvers import IpoptSolver, SqpSolver
 from trajopt.solvers.stage_layout import stage_layout
 
 
@@ -159,15 +160,95 @@ def test_quadrotor_holds_hover_through_a_gust(mode):
     assert 0.01 < error.max() < 0.1  # the gust moves it, the loop brings it back
     assert error[-1] < 5e-3
     assert max(r.first_violation for r in result.log) < 1e-6
-    # every tick's phases partition its compute time; the real-time iteration reports its linearization and QP
-    expected = [p for p in TICK_PHASES if mode == "rti" or p not in ("linearize", "qp", "alongside")]
+    # every tick's phases partition its preparation and compute time; the real-time iteration prepares each
+    # tick (its update, warm start and linearization before the measurement) and reports its QP
+    prepared_only = ("linearize", "prepare_other", "initial_state", "qp", "alongside")
+    expected = list(TICK_PHASES) if mode == "rti" else [p for p in TICK_PHASES if p not in prepared_only]
     for record in result.log[1:]:
         assert list(record.phases) == expected and min(record.phases.values()) >= 0.0
-        assert sum(record.phases.values()) == pytest.approx(record.compute_time, rel=1e-9)
+        assert (record.preparation_time > 0) == (mode == "rti")
+        assert sum(record.phases.values()) == pytest.approx(record.compute_time + record.preparation_time, rel=1e-9)
+        if mode == "rti":
+            assert sum(record.phases[p] for p in PREPARATION_PHASES) == pytest.approx(record.preparation_time, rel=1e-9)
     stats = loop_statistics(result, model)
     assert list(stats.phases) == expected
     columns = log_columns(result, model)
     assert all(np.isfinite(columns[f"time_{p}"][1:]).all() and np.isnan(columns[f"time_{p}"][0]) for p in expected)
+
+
+def test_a_prepared_solve_is_the_solve_from_the_same_point():
+    """prepare() then feedback() at the prepared initial state gives what solve() gives from the same point:
+    the real-time iteration (its QP linearized in the preparation) and IPOPT (the base class's path)."""
+    model, target, problem, mpc = quadrotor_mpc()
+    plan = mpc.reset(0.0, hover(model, [0.2, -0.1, 0.9]))
+    nlp, solver = mpc.nlp, mpc.solver
+    problem.x0 = plan.states[0]
+    nlp.recentre(plan.states)
+    guess = nlp.pack(plan.states, plan.controls)
+    whole = solver.solve(initial_guess=guess)
+    solver.prepare(guess)
+    split = solver.feedback(plan.states[0])
+    assert whole.success and split.success
+    assert np.allclose(split.primal, whole.primal, rtol=0.0, atol=1e-12) and split.max_violation == pytest.approx(whole.max_violation, abs=1e-12)
+    ipopt = IpoptSolver(problem)
+    whole = ipopt.solve(initial_guess=ipopt.nlp.pack(plan.states, plan.controls))
+    ipopt.prepare(ipopt.nlp.pack(plan.states, plan.controls))
+    split = ipopt.feedback(plan.states[0])
+    assert whole.iterations == split.iterations and np.array_equal(split.primal, whole.primal)
+
+
+def test_a_preparation_serves_one_feedback_and_a_solve_voids_it():
+    model, target, problem, mpc = quadrotor_mpc()
+    plan = mpc.reset(0.0, target)
+    solver = mpc.solver
+    with pytest.raises(RuntimeError, match="prepare"):
+        solver.feedback(target)
+    solver.prepare(solver.nlp.pack(plan.states, plan.controls))
+    with pytest.raises(ValueError, match="x0"):
+        solver.feedback(target[:-1])
+    solver.prepare(solver.nlp.pack(plan.states, plan.controls))
+    assert solver.feedback(target).success
+    with pytest.raises(RuntimeError, match="prepare"):
+        solver.feedback(target)
+    solver.prepare(solver.nlp.pack(plan.states, plan.controls))
+    solver.solve(initial_guess=solver.nlp.pack(plan.states, plan.controls))
+    with pytest.raises(RuntimeError, match="prepare"):
+        solver.feedback(target)
+
+
+@pytest.mark.parametrize("refit", [True, False])
+def test_a_prepared_tick_holds_the_first_knots_constraints_at_the_measured_state(refit):
+    """A thrust cap that depends on the height, ``sum(u) <= 1.5 u_hover (1 - 2 (z - 1)^2)``, binding at the first
+    knot of a climb. The tick is prepared at the plan's predicted state and measured 5 cm higher: its feedback
+    linearizes the first knot's rows again at the measured state, and the applied control meets the cap to the
+    QP's accuracy. Left at the prediction (``refit=False``), the cap's tangent there lies above the concave
+    cap, and the control exceeds it by its curvature times (5 cm)^2 / 2."""
+    model = Quadrotor(u_max=4.0)
+    target = hover(model, [0.0, 0.0, 1.0])
+    problem = Problem(model, N=11, tf=0.5, x0=target)
+    Q = np.r_[np.full(3, 100.0), np.full(3, 0.1), np.full(3, 1.0), np.full(3, 0.1)]
+    problem.add_cost(QuadraticCost(model, Q, np.full(4, 0.1), x_ref=target, u_ref=model.hover_control()))
+    problem.add_cost(QuadraticTerminalCost(model, 10 * Q, target))
+    cap = 1.5 * model.hover_control().sum()
+    problem.add_constraint(Constraint(lambda x, u: ca.sum1(u) - cap * (1 - 2 * (x[2] - 1) ** 2), knots=list(range(problem.N - 1)), lower=-np.inf, upper=0.0, name="thrust cap"))
+    mpc = MPC(problem)
+    plan = mpc.reset(0.0, hover(model, [0.0, 0.0, 0.75]))
+    if not refit:
+        mpc.solver._step.refit_first_knot = None
+    h = mpc.step_size
+    mpc.prepare(h)
+    measured = plan.reference(h)[0].copy()
+    measured[2] += 0.05
+    new = mpc.step(h, measured)
+    mpc.check_pending()
+    record = mpc.log[-1]
+    assert new is not None and record.preparation_time > 0 and np.allclose(new.states[0], measured, atol=1e-12)
+    thrust = new.controls[0].sum() - cap * (1 - 2 * (measured[2] - 1) ** 2)
+    if refit:
+        assert abs(thrust) < 1e-3 * cap  # the cap binds
+        assert record.first_violation < 1e-8
+    else:
+        assert record.first_violation > 0.5 * cap * (0.05**2)
 
 
 def test_a_failing_tick_keeps_the_previous_plan_and_restarts_cold():

@@ -44,7 +44,7 @@ chart shifts unchanged (joint angles, velocities; :func:`chart_bounds`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -254,10 +254,10 @@ class NLP:
         return self.g.shape[0]
 
     # ------------------------------------------------------------ numeric data
-    def parameters(self) -> np.ndarray:
-        """Current parameter vector ``p`` from the problem's data."""
+    def parameters(self, constraints: Optional[list] = None) -> np.ndarray:
+        """Current parameter vector ``p`` from the problem's data (``constraints``: :meth:`current_constraints`, when at hand)."""
         prob, model = self.problem, self.problem.model
-        constraints = self._current_constraints()
+        constraints = self.current_constraints() if constraints is None else constraints
         p = np.zeros(self.p.shape[0])
         if self.idx_p_tf is not None:
             p[self.idx_p_tf] = prob.tf
@@ -293,9 +293,9 @@ class NLP:
             lb[self.idx_tf], ub[self.idx_tf] = prob.tf.lower, prob.tf.upper
         return lb, ub
 
-    def bounds_g(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Constraint bounds ``(lbg, ubg)`` in stage order (equalities are 0 = 0)."""
-        constraints = self._current_constraints()
+    def bounds_g(self, constraints: Optional[list] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """Constraint bounds ``(lbg, ubg)`` in stage order (equalities are 0 = 0; ``constraints``: :meth:`current_constraints`, when at hand)."""
+        constraints = self.current_constraints() if constraints is None else constraints
         lo, hi = [np.zeros(0)], [np.zeros(0)]
         for b in self.blocks:
             if b.kind in ("constraint", "interval"):
@@ -316,7 +316,7 @@ class NLP:
         then those over intervals (each in the order added)."""
         return sorted(self.problem.resolved_constraints(), key=lambda c: c.over_intervals)
 
-    def _current_constraints(self) -> list:
+    def current_constraints(self) -> list:
         """The problem's constraints resolved now (bounds and parameters may have changed since the build).
 
         Raises ``ValueError`` if the problem changed structure (horizon, free

@@ -26,7 +26,7 @@ import json
 import os
 import zipfile
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -88,6 +88,9 @@ class Solution:
     model_name: str = ""
     problem: Any = field(default=None, repr=False, compare=False)
     _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
+    #: what the solve read of the problem (``p``, ``bounds``), for a later check of the violations
+    #: (:meth:`trajopt.solvers.base.NlpSolver.check`); ``None`` when loaded from a file
+    solve_data: Optional[Dict[str, Any]] = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.model_name and self.problem is not None:

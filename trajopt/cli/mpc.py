@@ -174,10 +174,11 @@ def mpc_command(args: argparse.Namespace) -> int:
             return
         recent = [r for r in log[1:] if r.t > t - 1.0]
         p, v = base_motion(model, log[-1].state)
-        compute = sorted(r.compute_time for r in recent) or [float("nan")]
+        tick = sorted(r.preparation_time + r.compute_time for r in recent) or [float("nan")]
+        feedback = sorted(r.compute_time for r in recent) or [float("nan")]
         print(
             f"t = {t:5.1f} s  base ({p[0]:+.3f}, {p[1]:+.3f}, {p[2]:.3f}) m  v ({v[0]:+.2f}, {v[1]:+.2f}) m/s  "
-            f"tick p50 {1e3 * compute[len(compute) // 2]:.1f} ms  failed {sum(not r.success for r in recent)}",
+            f"tick p50 {1e3 * tick[len(tick) // 2]:.1f} ms (feedback {1e3 * feedback[len(feedback) // 2]:.1f})  failed {sum(not r.success for r in recent)}",
             flush=True,
         )
 

@@ -38,6 +38,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from models.compiled import compile_functions
+
 from ..problem import Problem
 from ..solvers import SolverSettings, build_solver
 from ..solvers.settings import settings_with
@@ -55,32 +57,47 @@ RESET_ITERATIONS = 50
 #: ``reset`` stops iterating once a step moves no knot state or control by more than this.
 RESET_STEP_TOL = 1e-7
 
-#: The phases of a tick, in order: ``update`` (the prediction to the plan's arrival, ``x0`` and the user's
-#: ``update``: a gait's data, bounds, parameters), ``warm_start`` (the previous plan shifted, its multipliers,
-#: the charts, the packed guess), the backend's own phases when it reports them (the real-time iteration's
-#: ``linearize``: derivatives and QP data; ``qp``: HPIPM; ``alongside``: the wait after the QP for the
-#: feedback gains computed beside it), ``solve_other`` (the rest of the solve call:
-#: bounds and parameters read, the result unpacked and checked), ``plan`` (the plan and its gains). All of
-#: them run after the measurement: a tick has no preparation phase yet.
-TICK_PHASES = ("update", "warm_start", "linearize", "qp", "alongside", "solve_other", "plan")
+#: The phases of a tick, in order. A tick that was not prepared runs them all after the measurement:
+#: ``check`` (the previous prepared tick's violations, when they are pending), ``update`` (the prediction to the plan's arrival, ``x0`` and the user's ``update``: a gait's data,
+#: bounds, parameters), ``warm_start`` (the previous plan shifted, its multipliers, the charts, the packed
+#: guess), the backend's own phases when it reports them (the real-time iteration's ``linearize``:
+#: derivatives and QP data; ``qp``: HPIPM; ``alongside``: the wait after the QP for the feedback gains
+#: computed beside it), ``solve_other`` (the rest of the solve call: bounds and parameters read, the
+#: result unpacked and checked), ``plan`` (the plan, its gains and the log). A prepared tick
+#: (:meth:`MPC.prepare`) ran :data:`PREPARATION_PHASES` before its measurement (``check``: the previous
+#: tick's violations, evaluated there rather than before its control went out; ``prepare_other``: the
+#: bounds and parameters read) and after it only ``initial_state`` (the measured state made the
+#: horizon's first state, :class:`MPC`'s ``initial_state``), ``qp``, ``alongside``, ``solve_other`` and ``plan``.
+TICK_PHASES = ("check", "update", "warm_start", "linearize", "prepare_other", "initial_state", "qp", "alongside", "solve_other", "plan")
+#: The phases a prepared tick runs before its measurement (:meth:`MPC.prepare`), in order.
+PREPARATION_PHASES = ("check", "update", "warm_start", "linearize", "prepare_other")
+#: Two tick times closer than this (s) are the same tick (a plant's clock adds up its steps with round-off).
+SAME_TICK = 1e-6
 
 #: ``update(problem, t, x)``: set the problem's data for a tick at time ``t`` from the measured state ``x``.
 Update = Callable[[Problem, float, np.ndarray], None]
+#: ``initial_state(problem, t, x)``: the horizon's first state (n,) from the measured state ``x`` at time ``t``,
+#: as ``update`` would set ``problem.x0`` (a prepared tick ran ``update`` on a predicted state).
+InitialState = Callable[[Problem, float, np.ndarray], np.ndarray]
 
 
 @dataclass
 class TickRecord:
-    """One tick: ``t`` (s, the measurement time), ``compute_time`` (s, wall: data update, warm start,
-    solve and gains), ``solve_time`` (s, wall, the backend alone), ``iterations``, ``qp_iterations``
+    """One tick: ``t`` (s, the measurement time), ``compute_time`` (s, wall, from the measurement to the
+    plan: data update, warm start, solve and gains; a prepared tick's feedback alone),
+    ``preparation_time`` (s, wall, what the tick's :meth:`MPC.prepare` took before the measurement; 0 when
+    it was not prepared), ``solve_time`` (s, wall, the backend alone), ``iterations``, ``qp_iterations``
     (HPIPM's interior-point iterations in a real-time iteration's QP, the last step's at the reset; 0 for
     the other backends and for a solve that raised), ``status``,
     ``success``, ``late`` (over the budget), ``cold`` (started from the held state),
     ``failures`` (in a row, this tick included), ``objective``, ``violation`` (the solve's
     largest constraint violation, dynamics gaps included: one real-time iteration leaves them
-    at second order), ``first_violation`` (:func:`applied_violation`: what the plant gets),
+    at second order), ``first_violation`` (:meth:`~trajopt.solvers.base.NlpSolver.first_knot_violation`: the first knot's
+    path constraints and control bounds, what the plant gets; a prepared
+    tick's two are evaluated at the next preparation, NaN until then),
     the measured ``state``, the plan's first ``control`` (NaN when the tick failed), the
     dynamics ``params`` of its first knot, and ``phases``: the wall time (s) of the tick's
-    phases (:data:`TICK_PHASES`; empty for the first plan), which add up to ``compute_time``."""
+    phases (:data:`TICK_PHASES`; empty for the first plan), which add up to ``preparation_time + compute_time``."""
 
     t: float
     compute_time: float
@@ -99,6 +116,7 @@ class TickRecord:
     control: np.ndarray
     params: np.ndarray
     phases: Dict[str, float] = field(default_factory=dict)
+    preparation_time: float = 0.0
 
 
 class MPC:
@@ -110,6 +128,12 @@ class MPC:
     the previous plan moved to ``t``, and returns a :class:`Plan` (trajectory in absolute time with
     Riccati feedback gains), or ``None`` when the solve failed or was late; after ``max_failures``
     failures in a row the next tick starts cold. Every tick is recorded in :attr:`log`.
+
+    Preparation and feedback (the real-time iteration's split): :meth:`prepare` ``(t)``, called between
+    ticks, does the work of the tick at ``t`` that needs no measurement (the update on the plan's
+    predicted state, the warm start, the bounds and parameters, the linearization), so that
+    :meth:`step` at ``t`` only fixes the measured initial state and solves the QP: the latency from
+    measurement to control is that feedback alone.
 
     Parameters
     ----------
@@ -137,6 +161,10 @@ class MPC:
     on_reset:
         ``on_reset(t, x)``, called by :meth:`reset` before its first ``update`` (a task that keeps
         state between ticks, such as a legged gait's anchor, starts afresh there).
+    initial_state:
+        ``initial_state(problem, t, x)``: the horizon's first state from the measured ``x``, as
+        ``update`` sets ``problem.x0`` (default: ``x`` itself); a prepared tick calls it on the
+        measurement, its ``update`` having run on the prediction (:meth:`prepare`).
     """
 
     def __init__(
@@ -149,6 +177,7 @@ class MPC:
         feedback: bool = True,
         update: Optional[Update] = None,
         on_reset: Optional[Callable[[float, np.ndarray], None]] = None,
+        initial_state: Optional[InitialState] = None,
         **overrides: Any,
     ) -> None:
         if not isinstance(problem, Problem):
@@ -186,6 +215,7 @@ class MPC:
             if settings.chart is None and feedback:  # the gains read the stage form: gaps on tangent-chart knots
                 settings = settings.replace(chart=rotations)
         self.problem, self.mode, self.update, self.feedback, self.on_reset = problem, mode, update, feedback, on_reset
+        self.initial_state = initial_state
         self.budget, self.max_failures = budget, max_failures
         self.solver = build_solver(problem, settings)
         self.nlp = self.solver.nlp
@@ -198,12 +228,17 @@ class MPC:
         lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
         self._bounds = (lower, upper)
         self._interpolant = self.nlp.transcription.interpolant(model)
+        if self.solver.settings.compile:  # what every tick evaluates besides the NLP: the plans' interpolation, the shift's holding controls
+            self._interpolant = compile_functions([self._interpolant], what="MPC functions")[0]
+            model.compile(["equilibrium_residual"])
         self.log: List[TickRecord] = []
         self._solve_span: Optional[Tuple[float, float]] = None  # the last solve call's start and end (perf_counter)
         self.plan: Optional[Plan] = None
         self._last: Optional[Any] = None  # the last successful Solution
         self._failures = 0
         self._reset_step_time = 0.0
+        self._prepared: Optional[Tuple[float, Dict[str, float]]] = None  # the prepared tick's time and phases
+        self._unchecked: Optional[Tuple[TickRecord, Any]] = None  # a prepared tick's record and solution, violations pending
 
     # ------------------------------------------------------------ ticks
     @property
@@ -215,7 +250,7 @@ class MPC:
         """Forget the past (the log too) and converge a first plan from the problem's own initial guess with
         ``x0 = x`` at time ``t`` (the real-time iteration repeats its step until it stops moving, at
         most :data:`RESET_ITERATIONS` times). Raises ``RuntimeError`` when it does not succeed."""
-        self._last, self.plan, self._failures, self.log = None, None, 0, []
+        self._last, self.plan, self._failures, self.log, self._prepared, self._unchecked = None, None, 0, [], None, None
         if self.on_reset is not None:
             self.on_reset(t, np.asarray(x, dtype=float))
         self._prepare(t, x)
@@ -259,8 +294,13 @@ class MPC:
             raise RuntimeError("MPC.step: call reset(t, x) first")
         if not (np.isfinite(delay) and delay >= 0):
             raise ValueError(f"delay: expected s >= 0, got {delay!r}")
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and delay == 0 and abs(prepared[0] - t) <= SAME_TICK and self._failures < self.max_failures:
+            return self._feedback(prepared[0], np.asarray(x, dtype=float), prepared[1])
         start = time.perf_counter()
-        updated, self._solve_span = start, None
+        self.check_pending()
+        checked = time.perf_counter()
+        updated, self._solve_span = checked, None
         cold = self._failures >= self.max_failures
         measured_t = t
         try:
@@ -274,23 +314,100 @@ class MPC:
                 states = np.repeat(self.problem.x0[None], self.problem.N, axis=0)
                 solution = self._solve_from(states, self.problem.equilibrium_guess(states), None, None)
             else:
-                states, controls = shifted_trajectory(self.plan, t, self.problem.dynamics_params, self._explicit, hold=self._holding_control(t))
-                states[0] = self.problem.x0  # linearize at the measured state: the applied first knot's constraints hold exactly
-                multipliers = self._shifted_multipliers(t) if self.solver.takes_multipliers else None
-                solution = self._solve_from(states, controls, None, multipliers)
+                states, controls = self._warm_start(t)
+                solution = self._solve_from(states, controls, None, self._shifted_multipliers(t))
             ok = self._ok(solution)
         except (RuntimeError, ValueError) as err:  # inside CasADi, or data the update made invalid
             solution, ok = _FailedSolve(f"error: {err}"), False
         late = self.budget is not None and time.perf_counter() - start > self.budget
-        plan = None
-        if ok and not late:
-            plan = self._accept(t, solution)
-            self._failures = 0
-        else:
-            self._failures += 1
+        plan = self._conclude(t, solution, ok, late)
         end = time.perf_counter()
-        self._record(measured_t, end - start, solution, solution.iterations, late, cold, ok and not late, self._phases(start, updated, end))
+        self._record(measured_t, end - start, solution, solution.iterations, late, cold, ok and not late, self._phases(start, checked, updated, end))
         return plan
+
+    @property
+    def prepares(self) -> bool:
+        """Whether :meth:`prepare` does anything: the real-time iteration (a converged solve needs the
+        measurement from its first iteration)."""
+        return self.mode == "rti"
+
+    def prepare(self, t: float) -> None:
+        """Prepare the tick at time ``t`` (s) before its measurement (the class docstring): the problem's
+        data updated for the state the current plan predicts at ``t``, the warm start, the solver's
+        preparation (:meth:`trajopt.solvers.base.NlpSolver.prepare`), and the last prepared tick's
+        violations checked. The next :meth:`step`, if at ``t`` with no ``delay``, then only finishes
+        the solve from its measured state; a step at another time, or after a preparation that
+        failed, runs whole. Nothing is prepared in ``"converged"`` mode, before :meth:`reset`, or when
+        the next tick starts cold."""
+        self._prepared = None
+        if not self.prepares or self.plan is None or self._failures >= self.max_failures:
+            return
+        start = time.perf_counter()
+        self.check_pending()
+        checked = time.perf_counter()
+        try:
+            self._prepare(t, self.plan.reference(t)[0])
+            updated = time.perf_counter()
+            states, controls = self._warm_start(t)
+            if self.nlp.chart:
+                self.nlp.recentre(states)
+            guess, multipliers = self.nlp.pack(states, controls), self._shifted_multipliers(t)
+            warm = time.perf_counter()
+            self.solver.prepare(guess, multipliers)
+        except (RuntimeError, ValueError):  # inside CasADi, or data the update made invalid: the step runs whole
+            return
+        end = time.perf_counter()
+        backend = self.solver.last_preparation_times
+        phases = {"check": checked - start, "update": updated - checked, "warm_start": warm - updated, **backend, "prepare_other": end - warm - sum(backend.values())}
+        self._prepared = (float(t), phases)
+
+    def _feedback(self, t: float, x: np.ndarray, preparation: Dict[str, float]) -> Optional[Plan]:
+        """The prepared tick at ``t`` from the measured state ``x``: the horizon's first state, the solve's
+        feedback, the plan (:meth:`step`); its violations are checked at the next preparation."""
+        start = time.perf_counter()
+        ready, backend = start, {}
+        try:
+            x0 = np.asarray(self.initial_state(self.problem, t, x), dtype=float) if self.initial_state is not None else x
+            self.problem.x0 = x0
+            ready = time.perf_counter()
+            solution = self.solver.feedback(x0, check=False)
+            backend = self.solver.last_phase_times
+            ok = self._ok(solution)
+        except (RuntimeError, ValueError) as err:
+            solution, ok = _FailedSolve(f"error: {err}"), False
+        solved = time.perf_counter()
+        late = self.budget is not None and solved - start + sum(preparation.values()) > self.budget
+        plan = self._conclude(t, solution, ok, late)
+        end = time.perf_counter()
+        phases = {**preparation, "initial_state": ready - start, **backend, "solve_other": solved - ready - sum(backend.values()), "plan": end - solved}
+        self._record(t, end - start, solution, solution.iterations, late, False, ok and not late, phases, checked=False, preparation=sum(preparation.values()))
+        if ok:
+            self._unchecked = (self.log[-1], solution)
+        return plan
+
+    def _conclude(self, t: float, solution: Any, ok: bool, late: bool) -> Optional[Plan]:
+        """The plan of a tick whose solve succeeded in time (kept as the next warm start), else ``None`` with the failure counted."""
+        if ok and not late:
+            self._failures = 0
+            return self._accept(t, solution)
+        self._failures += 1
+        return None
+
+    def check_pending(self) -> None:
+        """Evaluate the violations of the last prepared tick's solution into its log record (:class:`TickRecord`'s
+        ``violation`` and ``first_violation``), left for the next preparation; a loop calls it at its end."""
+        if self._unchecked is None:
+            return
+        (record, solution), self._unchecked = self._unchecked, None
+        g = self.solver.check(solution)
+        record.violation = float(solution.max_violation)
+        record.first_violation = self.solver.first_knot_violation(solution, g)
+
+    def _warm_start(self, t: float) -> Tuple[np.ndarray, np.ndarray]:
+        """The previous plan moved to ``t`` (:func:`~trajopt.mpc.shift.shifted_trajectory`), its first state the problem's ``x0``."""
+        states, controls = shifted_trajectory(self.plan, t, self.problem.dynamics_params, self._explicit, hold=self._holding_control(t))
+        states[0] = self.problem.x0  # linearize at the initial state: the applied first knot's constraints hold exactly
+        return states, controls
 
     # ------------------------------------------------------------ pieces
     def _prepare(self, t: float, x: np.ndarray) -> None:
@@ -311,12 +428,13 @@ class MPC:
         finally:
             self._solve_span = (started, time.perf_counter())
 
-    def _phases(self, start: float, updated: float, end: float) -> Dict[str, float]:
-        """The tick's phases (:data:`TICK_PHASES`) from its marks: its start, the end of the update, the solve
-        call's span (none when the tick failed before it) and its end."""
+    def _phases(self, start: float, checked: float, updated: float, end: float) -> Dict[str, float]:
+        """The phases of a tick that was not prepared (:data:`TICK_PHASES`) from its marks: its start, the end of
+        the pending check, the end of the update, the solve call's span (none when the tick failed before it)
+        and its end."""
         solve_start, solve_end = self._solve_span or (updated, updated)
         backend = self.solver.last_phase_times if self._solve_span is not None else {}
-        phases = {"update": updated - start, "warm_start": solve_start - updated, **backend}
+        phases = {"check": checked - start, "update": updated - checked, "warm_start": solve_start - updated, **backend}
         phases["solve_other"] = solve_end - solve_start - sum(backend.values())
         phases["plan"] = end - solve_end
         return phases
@@ -331,6 +449,9 @@ class MPC:
         return bool(np.isfinite(solution.primal).all() and np.isfinite(solution.objective) and solution.success)
 
     def _shifted_multipliers(self, t: float) -> Optional[tuple]:
+        """The last solution's multipliers moved to ``t`` by whole stages (``None`` for a backend that does not take them)."""
+        if not self.solver.takes_multipliers:
+            return None
         n = int(round((t - self.plan.t0) / self.plan.step))
         return self._shift_x(self._last.lam_x, n), self._shift_g(self._last.lam_g, n)
 
@@ -365,28 +486,19 @@ class MPC:
                 self.solver.alongside = self._gain_function
         return self._gain_function(jac, hess)
 
-    def _record(self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool, phases: Optional[Dict[str, float]] = None) -> None:
-        first = applied_violation(self.problem, solution.states[0], solution.controls[0]) if ok else float("nan")
+    def _record(
+        self, t: float, compute: float, solution: Any, iterations: int, late: bool, cold: bool, ok: bool,
+        phases: Optional[Dict[str, float]] = None, checked: bool = True, preparation: float = 0.0,
+    ) -> None:  # fmt: skip
+        """Log the tick; ``checked``: the solution's violations are known (else :meth:`check_pending` fills them in)."""
+        first = self.solver.first_knot_violation(solution) if ok and checked else float("nan")
         control = np.asarray(solution.controls[0], dtype=float).copy() if ok else np.full(self.problem.nu, np.nan)
         qp_iterations = self.solver.last_qp_iterations if not isinstance(solution, _FailedSolve) else 0
         self.log.append(TickRecord(
             float(t), compute, float(solution.solve_time), int(iterations), int(qp_iterations), str(solution.status), bool(ok), bool(late), bool(cold),
             self._failures, float(solution.objective), float(solution.max_violation), first,
-            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(), dict(phases or {}),
+            self.problem.x0.copy(), control, self.problem.dynamics_params[0].copy(), dict(phases or {}), preparation,
         ))  # fmt: skip
-
-
-def applied_violation(problem: Problem, x: np.ndarray, u: np.ndarray) -> float:
-    """The largest violation of the problem's path constraints at its first knot (friction cones, ...)
-    and of its control bounds there, for the state ``x`` and control ``u``: what the plant receives
-    of a plan (the dynamics gaps are not the plant's: it integrates its own dynamics)."""
-    worst = float(np.max(np.maximum(np.maximum(problem.control_lower[0] - u, u - problem.control_upper[0]), 0.0), initial=0.0))
-    for c in problem.resolved_constraints():
-        rows = np.flatnonzero(c.knots == 0)
-        if rows.size:
-            value = np.asarray(c.function(x, u, c.params[rows[0]])).reshape(-1)
-            worst = max(worst, float(np.max(np.maximum(np.maximum(c.lower[rows[0]] - value, value - c.upper[rows[0]]), 0.0), initial=0.0)))
-    return worst
 
 
 @dataclass

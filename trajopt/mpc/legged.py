@@ -120,6 +120,7 @@ Design notes, with the measurements behind each choice: docs/design/mpc.md.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence, Tuple
 
@@ -300,6 +301,7 @@ class LeggedMPC:
         self._p_ref, self._psi_ref = self.robot.base_position(x)[:2].copy(), float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         self._v_ref, self._t_ref = np.zeros(3), float(t)
         self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
+        self._landed = np.zeros(4, dtype=bool)  # the feet that landed just before the last update's tick
         self._ground = 0.0
         #: per tick: time, reference position (2,), heading, velocity (3,) and the command in force
         self.history: list = []
@@ -326,14 +328,18 @@ class LeggedMPC:
         """Reference base positions (K, 3), headings (K,) and heading-frame velocities (K, 3) at
         ``times`` (increasing, from the reference's time on): its state ramped and integrated forward."""
         times = np.atleast_1d(np.asarray(times, dtype=float))
+        commands = self.commands.values_at(times)
         p, psi, v, t = self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self._t_ref
         P, PSI, V = np.empty((len(times), 3)), np.empty(len(times)), np.empty((len(times), 3))
-        for k, tk in enumerate(times):
+        for k, tk in enumerate(times.tolist()):
             dt = tk - t
             if dt > 0:
-                v_new = self._ramp(v, self.commands.at(tk).as_array(), dt)
-                p = p + yaw_to_rot(psi + 0.5 * dt * (v[2] + v_new[2]))[:2, :2] @ (0.5 * (v[:2] + v_new[:2])) * dt
-                psi, v, t = psi + 0.5 * dt * (v[2] + v_new[2]), v_new, tk
+                v_new = self._ramp(v, commands[k], dt)
+                psi = psi + 0.5 * dt * (v[2] + v_new[2])  # trapezoidal in the yaw rate, and in the velocity turned by the new heading
+                c, s = math.cos(psi), math.sin(psi)
+                vx, vy = 0.5 * (v[0] + v_new[0]), 0.5 * (v[1] + v_new[1])
+                p = p + dt * np.array([c * vx - s * vy, s * vx + c * vy])
+                v, t = v_new, tk
             P[k], PSI[k], V[k] = (p[0], p[1], self.height), psi, v
         return P, PSI, V
 
@@ -347,8 +353,8 @@ class LeggedMPC:
         times = t + h * np.arange(N)
         masks = self.stance(times + 0.5 * h)
         past = self.stance(t - np.linspace(0.0, self.settle_time, int(np.ceil(self.settle_time / h)) + 1))
-        landed = masks[0] & ~past.all(axis=0)  # in stance, but swinging at some time of the last settle_time
-        problem.x0 = x = self.stance_projection(x, landed)
+        self._landed = masks[0] & ~past.all(axis=0)  # in stance, but swinging at some time of the last settle_time
+        problem.x0 = x = self.initial_state(problem, t, x)
         problem.dynamics_params = masks.astype(float)
         self.friction.raw_params = problem.dynamics_params[: N - 1]
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
@@ -377,6 +383,12 @@ class LeggedMPC:
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
         self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
+
+    def initial_state(self, problem: Problem, t: float, x: np.ndarray) -> np.ndarray:
+        """The horizon's first state from the measured ``x`` (n,) at the tick ``t`` of the last :meth:`update`:
+        ``x`` with the velocities of the feet that just landed projected out (:meth:`stance_projection`);
+        the MPC's ``initial_state``."""
+        return self.stance_projection(np.asarray(x, dtype=float), self._landed)
 
     def _support_centre(self, feet: np.ndarray) -> np.ndarray:
         """The base position (2,) that puts the feet (4, 3) at their standing offsets from it, in the least-squares
@@ -411,13 +423,14 @@ class LeggedMPC:
         v_ref = yaw_to_rot(heading) @ np.r_[self._v_ref[:2], 0.0]
         capture = np.sqrt(self.height / GRAVITY) * (v_world - v_ref)
         capture[2] = 0.0
-        for i in range(4):
-            k = np.flatnonzero(~masks[:, i])
-            if k.size == 0:
-                continue
-            lift, land = tl.swing_times(times[k] + 0.5 * h, i)  # the masks' mid-interval times
+        swings = {i: np.flatnonzero(~masks[:, i]) for i in range(4)}
+        swings = {i: (k, *tl.swing_times(times[k] + 0.5 * h, i)) for i, k in swings.items() if k.size}  # lift-off and landing of the masks' mid-interval times
+        landings = np.unique(np.concatenate([np.maximum(land, self._t_ref) for _, _, land in swings.values()])) if swings else np.zeros(0)
+        at_landing = self.reference_base(landings)  # the reference base at every landing, in one pass
+        for i, (k, lift, land) in swings.items():
             stance_time = tl.period[tl.segment(land)] * tl.duty[tl.segment(land)]
-            base, psi, v = self.reference_base(np.maximum(land, self._t_ref))
+            index = np.searchsorted(landings, np.maximum(land, self._t_ref))
+            base, psi, v = (values[index] for values in at_landing)
             hips = base + np.einsum("kij,j->ki", yaw_to_rot(psi), self.hips[i])
             hold = hips + np.einsum("kij,kj->ki", yaw_to_rot(psi), np.column_stack([v[:, :2], np.zeros(len(k))])) * (stance_time / 2)[:, None] + capture
             offset = hold[:, :2] - hips[:, :2]

@@ -1,7 +1,8 @@
 """The per-tick log of a closed loop as a table: CSV or Parquet.
 
 One row per controller tick (:func:`log_columns`): ``t`` (s, the measurement
-time), ``compute_time`` and ``solve_time`` (s, wall), ``iterations``,
+time), ``compute_time`` (s, wall, from the measurement to the plan), ``preparation_time`` (s, wall,
+the tick's preparation before the measurement) and ``solve_time`` (s, wall), ``iterations``,
 ``qp_iterations``, ``status``, ``success``, ``late``, ``cold``, ``failures``, ``objective``,
 ``violation`` and ``first_violation`` (:class:`~trajopt.mpc.controller.TickRecord`),
 the measured base position ``base_x``, ``base_y``, ``base_z`` (m, WORLD) and
@@ -45,7 +46,7 @@ def base_motion(model: Any, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 
 def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
     """The per-tick log of a closed loop on ``model`` (the controller's), one array per column, one row per tick:
-    ``t``, ``compute_time``, ``solve_time``, ``iterations``, ``qp_iterations``, ``status``, ``success``, ``late``, ``cold``,
+    ``t``, ``compute_time``, ``preparation_time``, ``solve_time``, ``iterations``, ``qp_iterations``, ``status``, ``success``, ``late``, ``cold``,
     ``failures``, ``objective``, ``violation``, ``first_violation``, the measured base position
     ``base_x/y/z`` (m) and WORLD velocity ``base_vx/vy/vz`` (m/s), ``arrival`` (s), ``deadline_miss``,
     ``fallen``, and one ``time_<phase>`` column (s) per phase of :data:`~trajopt.mpc.controller.TICK_PHASES`
@@ -64,6 +65,7 @@ def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
     columns: Dict[str, np.ndarray] = {
         "t": t,
         "compute_time": np.array([r.compute_time for r in ticks]),
+        "preparation_time": np.array([r.preparation_time for r in ticks]),
         "solve_time": np.array([r.solve_time for r in ticks]),
         "iterations": np.array([r.iterations for r in ticks], dtype=int),
         "qp_iterations": np.array([r.qp_iterations for r in ticks], dtype=int),

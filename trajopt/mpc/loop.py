@@ -20,7 +20,12 @@ divides the period moves by whole knots from tick to tick and its warm
 start is the previous plan itself (:mod:`trajopt.mpc.shift`). Ticking as
 soon as the solve was done would put the ticks between knots and make the
 interpolated warm starts slower than the period (docs/design/mpc.md).
-Between plan arrivals the plant
+With a controller that prepares its ticks (:meth:`MPC.prepare`: the
+real-time iteration), the loop prepares the next tick as soon as a plan is
+out: the plan's delay is the feedback alone, and the controller is busy for
+preparation and feedback. A preparation is for the first tick of the grid
+it can expect to finish before (the median of the last ten preparations);
+one that runs past its tick leaves that tick to run whole. Between plan arrivals the plant
 applies the newest plan's law :meth:`Plan.control` to the state it has at
 every step (a joint-level controller reading encoders at the plant rate),
 and with ``latency`` (s) the torque reaches the actuators that much later.
@@ -45,12 +50,14 @@ from .disturbances import total_force
 @dataclass
 class TickTiming:
     """When a tick read the state (``t``), when its plan arrived (``arrival``; ``nan`` when it failed),
-    its compute time (s) and whether it missed its deadline (compute time over the period)."""
+    its compute time (s, from the measurement to the plan), the preparation before it (s, :meth:`MPC.prepare`;
+    0 when none ran) and whether it missed its deadline (preparation and compute time over the period)."""
 
     t: float
     arrival: float
     compute_time: float
     deadline_miss: bool
+    preparation_time: float = 0.0
 
 
 @dataclass
@@ -136,6 +143,9 @@ def run_closed_loop(
     next_tick, fell, fall_time = plant.t + period, False, float("nan")
     second = 1.0
     u_applied = plan.control(plant.t, x)
+    prepares = mpc.prepares and not compensate
+    recent: deque = deque(maxlen=10)  # the last preparations' wall times (s)
+    preparation = _timed(mpc.prepare, next_tick) if prepares else 0.0
     for k in range(steps):
         t = plant.t
         if t >= next_tick - 1e-9:
@@ -146,10 +156,21 @@ def run_closed_loop(
             wait = compute if delay == "measured" else period if delay == "tick" else float(delay)
             arrival = t + max(wait, dt)
             pending.append((arrival, new))
-            ticks.append(TickTiming(t, arrival if new is not None else float("nan"), compute, compute > period))
+            ticks.append(TickTiming(t, arrival if new is not None else float("nan"), compute, preparation + compute > period, preparation))
             next_tick += period
             while delay == "measured" and next_tick < arrival - 1e-9:  # busy: the ticks it overran are skipped
                 next_tick += period
+            if prepares:  # between ticks: the next one's preparation, after which the controller is free
+                expected = t + compute + (float(np.median(recent)) if recent else 0.0)
+                while delay == "measured" and next_tick < expected - 1e-9:  # a preparation it cannot finish in time is for a later tick
+                    next_tick += period
+                preparation = _timed(mpc.prepare, next_tick)
+                recent.append(preparation)
+                busy = t + compute + preparation
+                if delay == "measured" and next_tick < busy - 1e-9:  # it overran the next tick, which then runs whole
+                    preparation = 0.0
+                    while next_tick < busy - 1e-9:
+                        next_tick += period
         while pending and t >= pending[0][0] - 1e-9:
             arrived = pending.popleft()[1]
             plan = arrived if arrived is not None else plan
@@ -174,7 +195,15 @@ def run_closed_loop(
         if progress is not None and plant.t >= second - 1e-9:
             progress(plant.t, mpc.log)
             second += 1.0
+    mpc.check_pending()
     return ClosedLoopResult(
         np.array(times), np.array(states), np.array(controls), np.array(forces), ticks, list(mpc.log), fell, fall_time, float(rate), delay,
         getattr(plant, "fall_reason", "") if fell else "",
     )  # fmt: skip
+
+
+def _timed(function: Callable[[float], None], t: float) -> float:
+    """The wall time (s) of ``function(t)``."""
+    start = time.perf_counter()
+    function(t)
+    return time.perf_counter() - start

@@ -25,7 +25,7 @@ import numpy as np
 from ..costs import QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import LeggedProblem
 from ..problem import Problem
-from .controller import MPC, Update
+from .controller import MPC, InitialState, Update
 from .commands import CommandProfile
 from .gaits import GAITS, GaitSchedule
 from .legged import DEFAULT_HORIZON, LeggedMPC
@@ -41,7 +41,7 @@ TRACKING_TERMINAL_FACTOR = 10.0
 @dataclass
 class MPCTask:
     """What a closed loop needs of a problem: the horizon ``problem`` with its ``update`` (and
-    ``on_reset``, for :class:`~trajopt.mpc.MPC`), the plant's initial state ``x0``, a
+    ``on_reset`` and ``initial_state``, for :class:`~trajopt.mpc.MPC`), the plant's initial state ``x0``, a
     ``plant(**options)`` factory, the reference states ``reference(times)`` (for tracking errors;
     ``None`` when there is none) and the legged horizon's builder (``None`` otherwise)."""
 
@@ -53,10 +53,11 @@ class MPCTask:
     reference: Optional[Callable[[np.ndarray], np.ndarray]] = None
     legged: Optional[LeggedMPC] = None
     on_reset: Optional[Callable[[float, np.ndarray], None]] = None
+    initial_state: Optional[InitialState] = None
 
     def controller(self, **options: Any) -> MPC:
         """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...)."""
-        return MPC(self.problem, update=self.update, on_reset=self.on_reset, **options)
+        return MPC(self.problem, update=self.update, on_reset=self.on_reset, initial_state=self.initial_state, **options)
 
 
 def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None) -> MPCTask:
@@ -119,7 +120,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
 
         return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu)
 
-    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start)
+    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state)
 
 
 def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:

@@ -38,7 +38,7 @@ from ..problem import Problem
 from ..solution import Solution
 from ..transcription import Transcription
 from .blas import single_threaded_casadi_blas
-from .derivatives import LAG_GRAD, available_cores, stagewise_nlp
+from .derivatives import FIRST_KNOT, LAG_GRAD, available_cores, first_knot_rows, stagewise_nlp
 from .interrupt import SolveInterrupted, watch_interrupts
 from .options import casadi_message, check_nlpsol_options
 from .settings import DEFAULT_MAX_WALL_TIME, SolverSettings, settings_with
@@ -100,8 +100,14 @@ class NlpSolver(ABC):
         self._nlp_function, self._stagewise_options = stagewise_nlp(self.nlp, bool(settings.compile), threads, self.hessian, self.uses_lag_grad) if stagewise else (None, {})
         #: the gradient of the Lagrangian, by reverse sweeps of the stage values (None without stage-wise derivatives)
         self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
+        #: the first knot's path rows and their Jacobian (:data:`~trajopt.solvers.derivatives.FIRST_KNOT`; None without stage-wise derivatives)
+        self._first_knot = self._stagewise_options.pop(FIRST_KNOT, None)
+        self._first_rows: Optional[np.ndarray] = None  # first_knot_rows(nlp), found at the first use
         self._solvers: Dict[bool, Any] = {}
         self._watchdogs: Dict[bool, Watchdog] = {}
+        self._prepared: Optional[Tuple[Dict[str, np.ndarray], Dict[str, Any]]] = None  # prepare()'s point and call arguments
+        #: wall time (s) of the backend's phases in the last :meth:`prepare` (the real-time iteration's ``linearize``)
+        self.last_preparation_times: Dict[str, float] = {}
         self.build_time = time.perf_counter() - start
 
     # ------------------------------------------------------------ backend
@@ -266,14 +272,21 @@ class NlpSolver(ABC):
         return jac, hess
 
     # ------------------------------------------------------------ solving
-    def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
-        """One call of the backend from ``point``: the iterate, multipliers and statistics."""
+    def _arguments(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
+        """The backend's call arguments from ``point``: the problem's current parameters and bounds, and the point."""
+        nlp = self.nlp
+        constraints = nlp.current_constraints()
+        lbx, ubx = nlp.bounds_w()
+        lbg, ubg = nlp.bounds_g(constraints)
+        return {"p": nlp.parameters(constraints), "lbx": lbx, "ubx": ubx, "lbg": lbg, "ubg": ubg, **point}
+
+    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """One call of the backend from ``point`` with the call ``args`` (default :meth:`_arguments`, read
+        from the problem now): the iterate, multipliers and statistics."""
         nlp, warm = self.nlp, "lam_g0" in point
         solver = self._solver(warm)
-        lbx, ubx = nlp.bounds_w()
-        lbg, ubg = nlp.bounds_g()
-        p = nlp.parameters()
-        args = {"p": p, "lbx": lbx, "ubx": ubx, "lbg": lbg, "ubg": ubg, **point}
+        args = self._arguments(point) if args is None else dict(args)
+        p, lbx, ubx, lbg, ubg = (args[key] for key in ("p", "lbx", "ubx", "lbg", "ubg"))
         D = self.variable_scale
         if D is not None:  # the solver's variables are w / D; a bound multiplier scales with its variable
             args.update(x0=np.asarray(point["x0"], dtype=float) / D, lbx=lbx / D, ubx=ubx / D)
@@ -316,7 +329,7 @@ class NlpSolver(ABC):
         """Solve from the problem's initial guess, a decision vector ``initial_guess`` (with its
         ``multipliers`` ``(lam_x, lam_g)`` for a primal-dual start, :mod:`trajopt.solvers`), or a
         ``warm_start`` solution."""
-        nlp = self.nlp
+        nlp, self._prepared = self.nlp, None  # a solve moves the charts: a preparation before it is void
         run = self._run(self._start(warm_start, initial_guess, multipliers))
         totals = {key: run[key] for key in ("iterations", "eval_time", "solve_time")}
         for _ in range(MAX_RECENTRES):
@@ -332,14 +345,98 @@ class NlpSolver(ABC):
             raise SolveInterrupted(solution)
         return solution
 
-    def _solution(self, run: Dict[str, Any], totals: Dict[str, float]) -> Solution:
-        """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point)."""
-        nlp, w, p = self.nlp, run["w"], run["data"]["p"]
-        g_of = nlp.g_function() if self._nlp_function is None else (lambda w, p: self._nlp_function(w, p)[1])  # the stage-wise one may be compiled
-        g = np.asarray(g_of(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
-        max_violation, knot_violation = nlp.violation(w, g, run["data"]["bounds"])
+    # ------------------------------------------------------------ preparation and feedback
+    def prepare(self, initial_guess: np.ndarray, multipliers: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> None:
+        """The first half of a solve that :meth:`feedback` finishes once the initial state is known: the
+        starting point (as :meth:`solve` takes it), the problem's parameters and bounds read now, and
+        whatever the backend can do without the initial state (:meth:`_prepare_backend`; the real-time
+        iteration linearizes there). A receding-horizon controller calls it between ticks, so that only
+        :meth:`feedback` stands between a measurement and its control. With tangent-chart knots the
+        charts must be centred (``nlp.recentre``) before, and stay so until :meth:`feedback`."""
+        if self.problem.x0 is None:
+            raise ValueError("prepare: the problem has a free initial state; feedback() fixes a given one")
+        self._prepared = None
+        point = self._start(None, initial_guess, multipliers)
+        args = self._arguments(point)
+        self.last_preparation_times = self._prepare_backend(point, args)
+        self._prepared = (point, args)
+
+    def _prepare_backend(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, float]:
+        """The backend's share of :meth:`prepare` and the wall time (s) of its phases by name (nothing for a
+        backend that iterates inside its plugin)."""
+        return {}
+
+    def feedback(self, x0: np.ndarray, check: bool = True) -> Solution:
+        """Finish the solve :meth:`prepare` began, from the initial state ``x0`` (n,): its bounds replace the
+        prepared ones (``x_0 = x0``), the rest of the prepared data is kept, and the charts are not
+        re-centred on the result. ``check=False`` leaves the result's violations to :meth:`check` (NaN
+        until then): they evaluate every constraint, work a controller does after the control is out."""
+        if self._prepared is None:
+            raise RuntimeError("feedback: call prepare() first (each preparation serves one feedback)")
+        (point, args), self._prepared = self._prepared, None
+        x0 = np.asarray(x0, dtype=float)
+        if x0.shape != (self.problem.nx,) or not np.isfinite(x0).all():
+            raise ValueError(f"x0: expected a finite state of shape ({self.problem.nx},), got {x0.shape}")
+        nlp, first = self.nlp, self.nlp.idx_x[0]
+        lbx, ubx = args["lbx"].copy(), args["ubx"].copy()
+        lbx[first] = ubx[first] = nlp.to_variables(x0[None], knots=[0])[0]
+        args = {**args, "lbx": lbx, "ubx": ubx}
+        run = self._run_prepared(point, args)
+        solution = self._solution(run, {key: run[key] for key in ("iterations", "eval_time", "solve_time")}, check)
+        if run["interrupted"]:
+            raise SolveInterrupted(solution)
+        return solution
+
+    def _run_prepared(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, Any]:
+        """:meth:`feedback`'s backend call (a backend whose :meth:`_prepare_backend` did part of it overrides this)."""
+        return self._run(point, args)
+
+    def check(self, solution: Solution) -> np.ndarray:
+        """Fill ``solution``'s ``max_violation`` and ``knot_violation`` (left NaN by ``feedback(check=False)``),
+        with the data its solve read; returns the constraint values ``g`` (n_g,) at its point."""
+        data = self._solve_data(solution)
+        g = self._constraints(solution.primal, data["p"])
+        solution.max_violation, solution.knot_violation = self.nlp.violation(solution.primal, g, data["bounds"])
+        return g
+
+    def first_knot_violation(self, solution: Solution, g: Optional[np.ndarray] = None) -> float:
+        """The largest violation at ``solution``'s point, with the data its solve read, of the first knot's path rows
+        (:func:`~trajopt.solvers.derivatives.first_knot_rows`: its constraints, friction cones, ...) and of its
+        control bounds: what a plant applying the first control at the first state gets (the dynamics' gaps are
+        not the plant's, which integrates its own). ``g``: the constraint values there, when known (:meth:`check`)."""
+        data, nlp = self._solve_data(solution), self.nlp
+        if self._first_rows is None:
+            self._first_rows = first_knot_rows(nlp)
+        rows = self._first_rows
+        if g is not None:
+            values = g[rows]
+        elif self._first_knot is not None:
+            values = np.asarray(self._first_knot(solution.primal, data["p"])[0]).reshape(-1)
+        else:
+            values = self._constraints(solution.primal, data["p"])[rows]
+        lbw, ubw, lbg, ubg = data["bounds"]
+        u, first = solution.primal[nlp.idx_u[0]], nlp.idx_u[0]
+        worst = np.concatenate([lbg[rows] - values, values - ubg[rows], lbw[first] - u, u - ubw[first]])
+        return float(np.max(worst, initial=0.0))
+
+    @staticmethod
+    def _solve_data(solution: Solution) -> Dict[str, Any]:
+        if solution.solve_data is None:
+            raise ValueError("solution: it carries no solve data (it was loaded from a file); check a solution of this solver")
+        return solution.solve_data
+
+    def _constraints(self, w: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """The constraint values ``g`` (n_g,) at ``w`` with parameters ``p`` (the stage-wise function, which may be compiled)."""
+        nlp = self.nlp
+        g_of = nlp.g_function() if self._nlp_function is None else (lambda w, p: self._nlp_function(w, p)[1])
+        return np.asarray(g_of(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
+
+    def _solution(self, run: Dict[str, Any], totals: Dict[str, float], check: bool = True) -> Solution:
+        """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point, unless not ``check``)."""
+        nlp, w = self.nlp, run["w"]
+        max_violation, knot_violation = self.nlp.violation(w, self._constraints(w, run["data"]["p"]), run["data"]["bounds"]) if check else (float("nan"), np.full(self.problem.N, np.nan))
         traj = nlp.unpack(nlp.normalized(w))
-        return Solution(
+        solution = Solution(
             times=self.problem.times(traj.tf),
             states=traj.states,
             controls=traj.controls,
@@ -363,3 +460,5 @@ class NlpSolver(ABC):
             problem_recipe=dict(self.problem.recipe or {}),
             problem=self.problem,
         )
+        solution.solve_data = run["data"]
+        return solution

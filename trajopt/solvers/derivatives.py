@@ -55,6 +55,10 @@ HESSIANS = ("exact", "gauss-newton")
 #: Key of the Lagrangian-gradient function among :func:`stagewise_nlp`'s functions (not an
 #: ``nlpsol`` option: backends that take the gradient with the Hessian use it, :mod:`trajopt.solvers.fatrop`).
 LAG_GRAD = "lag_grad"
+#: Key of the first knot's path rows and their Jacobian among :func:`stagewise_nlp`'s functions
+#: (``(w, p) -> (g_0, J_0)``, :func:`first_knot_rows`; not an ``nlpsol`` option: the real-time
+#: iteration re-linearizes them at the measured state, :mod:`trajopt.solvers.rti`).
+FIRST_KNOT = "first_knot_jac"
 #: ``casadi.nlpsol`` options of the stage-wise NLP: CasADi must not differentiate the NLP graph
 #: (compiled stage functions have no derivatives) just to recompute ``f``, ``g`` and the
 #: multipliers after the solve; IPOPT's own final values (the same numbers) are returned.
@@ -435,6 +439,35 @@ def _assemble(pieces: List[_Piece], shape: tuple, output: int = 0) -> ca.MX:
     return _scatter([piece.outputs()[output] for piece in pieces], [r.ravel() for r, _ in targets], [c.ravel() for _, c in targets], shape)
 
 
+def _first_knot_jacobian(nlp: Any, pieces: List[_Piece]) -> ca.Function:
+    """``(w, p) -> (g_0, J_0)``: the path rows of the first knot (:data:`FIRST_KNOT`) and their Jacobian (rows x n_w),
+    from the columns of the row pieces ``pieces`` that hold only such rows, each called on that column alone."""
+    rows = first_knot_rows(nlp)
+    position = np.full(nlp.n_g, -1)
+    position[rows] = np.arange(rows.size)
+    values, jacobians = [], []
+    for piece in pieces:
+        (value_rows, _), (jac_rows, jac_cols) = piece.targets
+        for k in np.flatnonzero((position[value_rows] >= 0).all(axis=1)):
+            c, nonzeros = piece.fn(*[argument[:, int(k)] for argument in piece.inputs])
+            values.append((c, position[value_rows[k]]))
+            jacobians.append((nonzeros, position[jac_rows[k]], jac_cols[k]))
+    if sorted(np.concatenate([r for _, r in values] or [np.zeros(0, dtype=int)]).tolist()) != list(range(rows.size)):
+        raise AssertionError("the first knot's path rows are not covered exactly once by single-knot columns")
+    g = _scatter([v for v, _ in values], [r for _, r in values], [np.zeros_like(r) for _, r in values], (rows.size, 1))
+    jac = _scatter([v for v, _, _ in jacobians], [r for _, r, _ in jacobians], [c for _, _, c in jacobians], (rows.size, nlp.n_w))
+    return ca.Function("nlp_first_knot_jac", [nlp.w, nlp.p], [ca.densify(g), jac], ["x", "p"], ["g", "jac_g_x"])
+
+
+def first_knot_rows(nlp: Any) -> np.ndarray:
+    """The rows of ``g`` (increasing) that are the first knot's path constraints: every row of stage 0 but the
+    first interval's dynamics (its defects and interval residuals)."""
+    dynamics = np.concatenate([nlp.block_rows(i).ravel() for i, b in enumerate(nlp.blocks) if b.kind in ("defect", "residual")] or [np.zeros(0, dtype=int)])
+    first = np.asarray(nlp.row_stage) == 0
+    first[dynamics] = False
+    return np.flatnonzero(first)
+
+
 def stage_functions(nlp: Any, hessian: str = "exact", lag_grad: bool = True) -> List[ca.Function]:
     """Every SX stage function of ``nlp`` (each term's value and derivatives): what ``compile=True`` compiles."""
     pieces = _pieces(nlp, ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", nlp.n_g), hessian, lag_grad)
@@ -455,8 +488,9 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
     both give the same numbers. With ``lag_grad`` the functions also hold :data:`LAG_GRAD`, the
     gradient of the Lagrangian ``sigma grad f + J^T lam`` by one reverse sweep
     of each stage's value (a backend that takes it with the Hessian, fatrop,
-    would otherwise evaluate the whole Jacobian twice per iteration); pop it
-    before handing the rest to ``casadi.nlpsol``. A backend that does not use
+    would otherwise evaluate the whole Jacobian twice per iteration). They
+    always hold :data:`FIRST_KNOT`, the first knot's path rows and their
+    Jacobian. Pop both before handing the rest to ``casadi.nlpsol``. A backend that does not use
     it passes ``lag_grad=False``: its stage functions are then neither built nor
     compiled (on the legged MPC horizon problem, 139k of the 752k SX
     instructions that ``compile=True`` would give to gcc). ``threads`` (>= 1): threads for the heavy
@@ -489,6 +523,7 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
         "jac_g": ca.Function("nlp_jac_g", [w, p], [g_jac, jac], ["x", "p"], ["g", "jac_g_x"]),
         "hess_lag": ca.Function("nlp_hess_l", [w, p, sigma, lam], [_assemble(pieces["hess"], (n_w, n_w))], ["x", "p", "lam_f", "lam_g"], ["hess_gamma_x_x"]),
     }
+    functions[FIRST_KNOT] = _first_knot_jacobian(nlp, pieces["jac"])
     if lag_grad:
         functions[LAG_GRAD] = ca.Function("nlp_lag_grad", [w, p, sigma, lam], [ca.densify(_assemble(pieces["lag_grad"], (n_w, 1)))], ["x", "p", "lam_f", "lam_g"], ["grad_gamma_x"])
     return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS}

@@ -22,7 +22,7 @@ flag (:data:`RETURN_FLAGS`, ``"Success"`` when converged). fatrop stops after
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import casadi as ca
 import numpy as np
@@ -138,10 +138,10 @@ class FatropSolver(NlpSolver):
             raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {casadi_message(err)}") from None
         return InStageOrder(solver, layout.rows, drop_multipliers=True, status=return_status)
 
-    def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
+    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         """:meth:`NlpSolver._run`, after checking that no stage has more equality rows than
         its tangent states and controls (fatrop 1.1.8 aborts the process on such a stage)."""
-        lbg, ubg = self.nlp.bounds_g()
+        lbg, ubg = self.nlp.bounds_g() if args is None else (args["lbg"], args["ubg"])
         rows = self.layout.rows
         eq = (lbg[rows] == ubg[rows])
         start = np.cumsum([0] + [nx * (k < self.layout.K) + ng for k, (nx, ng) in enumerate(zip(self.layout.nx, self.layout.ng))])
@@ -149,4 +149,4 @@ class FatropSolver(NlpSolver):
             path = slice(start[k] + (nx if k < self.layout.K else 0), start[k + 1])
             if eq[path].sum() > nx + nu:
                 raise ValueError(f"problem: knot {k} has {int(eq[path].sum())} equality rows but {nx + nu} state and control directions; fatrop cannot take it")
-        return super()._run(point)
+        return super()._run(point, args)

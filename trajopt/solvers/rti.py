@@ -31,6 +31,16 @@ evaluates), its result kept in :attr:`RtiSolver.last_alongside`: a
 controller's Riccati gains, shorter than HPIPM's solve, then cost no wall
 time (docs/design/mpc.md).
 
+A receding horizon splits the call in two (:meth:`~trajopt.solvers.base.NlpSolver.prepare` and
+:meth:`~trajopt.solvers.base.NlpSolver.feedback`, acados' preparation and feedback phases). The
+preparation linearizes at the shifted guess, whose first state is a prediction; the feedback fixes the
+measured first state ``x_0`` through its bounds and solves the QP. Between the two, the first knot's
+path rows (friction cones, torque limits) are linearized again at the measured state
+(:func:`first_knot_refit`): for ``c(x_0, u_0)`` affine in ``u_0``, as a KKT model's contact forces
+are, the first control then meets them exactly at the state the plant is in, where the prepared
+linearization would leave an error of second order in the prediction's. The rest of the horizon keeps
+the prepared linearization.
+
 HPIPM runs in its ``"balance"`` mode from a barrier parameter ``mu0 = 1``
 to residuals of 1e-4 (stationarity, complementarity, inequality
 feasibility) and 1e-5 (the linearized dynamics),
@@ -60,6 +70,7 @@ from .base import NlpSolver
 from .options import casadi_message
 from .settings import SolverSettings
 from .sqp import HPIPM_INFINITY
+from .derivatives import FIRST_KNOT, first_knot_rows
 from .stage_layout import StageLayout, stage_layout
 
 #: The Levenberg-Marquardt weight ``lambda`` of the step unless ``options["regularization"]`` (or the problem's
@@ -72,10 +83,48 @@ DEFAULT_RTI_HPIPM_OPTIONS: Dict[str, Any] = {"mode": "balance", "iter_max": 50, 
 Alongside = Callable[[ca.DM, ca.DM], Any]
 
 
+def first_knot_refit(first_knot: ca.Function, R: np.ndarray, rows: np.ndarray, a: ca.Sparsity, n_w: int) -> ca.Function:
+    """``(a, lba, uba, w, w_new, p, lbg, ubg) -> (a_new, lba_new, uba_new)``: a QP's data (stage order ``rows``, constraint
+    matrix of sparsity ``a``) linearized at ``w``, with the first knot's path rows ``R``
+    (:func:`~trajopt.solvers.derivatives.first_knot_rows`, in the NLP's order; ``first_knot`` gives them and
+    their Jacobian, :data:`~trajopt.solvers.derivatives.FIRST_KNOT`) linearized at ``w_new`` instead, which differs from ``w`` in the first knot's state only. For those rows
+
+        lbg - g_0(w_new) + J_0(w_new) (w_new - w)  <=  J_0(w_new) d  <=  ubg - g_0(w_new) + J_0(w_new) (w_new - w)
+
+    in the step ``d`` from ``w``: once the QP fixes the first state at ``w_new``, the rows hold exactly in
+    whatever is linear in the step (the first control: a contact force of a KKT model, a torque).
+    Their Jacobian's sparsity must lie in ``a``'s (the same stage functions give both)."""
+    n_g = rows.size
+    A = ca.MX.sym("a", a)
+    lba, uba, w, w_new, p, lbg, ubg = (ca.MX.sym(name, size) for name, size in (("lba", n_g), ("uba", n_g), ("w", n_w), ("w_new", n_w), ("p", first_knot.size1_in(1)), ("lbg", n_g), ("ubg", n_g)))
+    g0, J0 = first_knot(w_new, p)
+    in_stage_order = np.empty(n_g, dtype=int)
+    in_stage_order[rows] = np.arange(n_g)
+    target = in_stage_order[R]  # the QP rows of the first knot's path rows
+    shift = ca.mtimes(J0, w_new - w)
+    new_lba, new_uba = ca.MX(lba), ca.MX(uba)
+    new_lba[target.tolist()] = lbg[R.tolist()] - g0 + shift
+    new_uba[target.tolist()] = ubg[R.tolist()] - g0 + shift
+    row_of = np.full(n_g, -1)
+    row_of[target] = np.arange(R.size)
+    a_rows, a_cols = a.get_triplet()
+    j_sparsity = J0.sparsity()
+    nonzero = {(r, c): i for i, (r, c) in enumerate(zip(*j_sparsity.get_triplet()))}
+    replaced = [(i, nonzero.get((row_of[r], c))) for i, (r, c) in enumerate(zip(a_rows, a_cols)) if row_of[r] >= 0]
+    if any(j is None for _, j in replaced) or len(replaced) != j_sparsity.nnz():
+        raise AssertionError("the first knot's Jacobian and the QP's constraint matrix differ in sparsity")
+    new_a = ca.MX(A)
+    new_a.nz[[i for i, _ in replaced]] = ca.sparsity_cast(J0, ca.Sparsity.dense(j_sparsity.nnz(), 1))[[j for _, j in replaced]]
+    return ca.Function("rti_first_knot_rows", [A, lba, uba, w, w_new, p, lbg, ubg], [new_a, new_lba, new_uba], ["a", "lba", "uba", "w", "w_new", "p", "lbg", "ubg"], ["a_new", "lba_new", "uba_new"])
+
+
 class RealTimeIterationStep:
     """One QP step from ``x0`` (the Gauss-Newton or exact Hessian, the linearized constraints, solved by
     HPIPM, no line search), called like a CasADi ``nlpsol`` (``x0, p, lbx, ubx,
     lbg, ubg`` and optional ``lam_g0``) and answering ``x, f, lam_x, lam_g`` in the NLP's row order.
+    A call with ``prepared=True`` solves the QP of the last :meth:`linearize` with the call's variable
+    bounds, the first knot's rows linearized again at the first state those bounds fix
+    (``first_knot``: that state's entries of ``w`` and the rows, :func:`first_knot_refit`).
 
     The QP's data come from one CasADi function of the point (the derivatives, the Hessian made
     symmetric, the rows put in stage order), whose sparse outputs go to HPIPM without passing
@@ -85,8 +134,12 @@ class RealTimeIterationStep:
     solves, its result in ``alongside_result`` (``None`` when there is none).
     """
 
-    def __init__(self, derivatives: Dict[str, ca.Function], layout: StageLayout, n_w: int, n_g: int, exact: bool, hpipm: Dict[str, Any], regularization: float = 0.0) -> None:
+    def __init__(
+        self, derivatives: Dict[str, ca.Function], layout: StageLayout, n_w: int, n_g: int, exact: bool, hpipm: Dict[str, Any],
+        regularization: float = 0.0, first_knot: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+    ) -> None:  # fmt: skip
         self.rows, self.exact, self.n_w, self.n_g = layout.rows, exact, n_w, n_g
+        self.first_state = None if first_knot is None else first_knot[0]
         w, p, lam = ca.MX.sym("w", n_w), ca.MX.sym("p", derivatives["jac_g"].size1_in(1)), ca.MX.sym("lam", n_g)
         lbw, ubw, lbg, ubg = (ca.MX.sym(name, size) for name, size in (("lbw", n_w), ("ubw", n_w), ("lbg", n_g), ("ubg", n_g)))
         g, jac = derivatives["jac_g"](w, p)
@@ -95,10 +148,11 @@ class RealTimeIterationStep:
         order = self.rows.tolist()
         damping = regularization * ca.MX.eye(n_w) if regularization > 0 else ca.MX(n_w, n_w)
         outputs = {"h": ca.triu2symm(hess) + damping, "g": grad, "a": jac[order, :], "lba": (lbg - g)[order], "uba": (ubg - g)[order], "lbx": lbw - w, "ubx": ubw - w, "f": f, "jac_g": jac, "hess_upper": hess}
-        self.prepare = ca.Function("rti_qp_data", [w, p, lam, lbw, ubw, lbg, ubg], list(outputs.values()), ["w", "p", "lam", "lbw", "ubw", "lbg", "ubg"], list(outputs))
-        qp_data = {"h": self.prepare.sparsity_out("h"), "a": self.prepare.sparsity_out("a")}
+        self.qp_data = ca.Function("rti_qp_data", [w, p, lam, lbw, ubw, lbg, ubg], list(outputs.values()), ["w", "p", "lam", "lbw", "ubw", "lbg", "ubg"], list(outputs))
+        qp_data = {"h": self.qp_data.sparsity_out("h"), "a": self.qp_data.sparsity_out("a")}
         options = {**layout.options(), "inf": HPIPM_INFINITY, "hpipm": hpipm, "error_on_fail": False}
         self.qp = ca.conic("rti_qp", "hpipm", qp_data, options)
+        self.refit_first_knot = None if first_knot is None else first_knot_refit(derivatives[FIRST_KNOT], first_knot[1], self.rows, qp_data["a"], n_w)
         self.last_linearization: Optional[Tuple[ca.DM, ca.DM]] = None
         self.alongside: Optional[Alongside] = None
         self.alongside_result: Any = None
@@ -106,17 +160,36 @@ class RealTimeIterationStep:
         #: wall time (s) of the last call's phases: ``linearize`` (derivatives and QP data, one CasADi call),
         #: ``qp`` (HPIPM's solve) and ``alongside`` (the wait, after the QP, for the work run beside it)
         self.phase_times: Dict[str, float] = {}
+        self._point, self._data, self.linearize_time = np.zeros(n_w), {}, 0.0  # the last linearization
         self._worker: Optional[ThreadPoolExecutor] = None
         self._worker_pid = 0  # the process that started the worker thread
         self._stats: Dict[str, Any] = {}
 
-    def __call__(self, **args: Any) -> Dict[str, Any]:
-        w0 = np.asarray(args["x0"], dtype=float).reshape(-1)
+    def linearize(self, **args: Any) -> None:
+        """The QP data at the call's point (``x0``, ``p``, bounds, ``lam_g0`` with an exact Hessian), kept for a
+        call with ``prepared=True``, which then solves that QP with its own variable bounds (a receding
+        horizon's preparation, :meth:`trajopt.solvers.base.NlpSolver.prepare`)."""
+        start = time.perf_counter()
+        self._point = np.asarray(args["x0"], dtype=float).reshape(-1)
         lam = np.asarray(args.get("lam_g0", np.zeros(self.n_g)), dtype=float).reshape(-1) if self.exact else np.zeros(self.n_g)
-        start, self.phase_times = time.perf_counter(), {}
-        data = self.prepare(w=w0, p=args["p"], lam=lam, lbw=args["lbx"], ubw=args["ubx"], lbg=args["lbg"], ubg=args["ubg"])
-        linearized = time.perf_counter()
-        self.last_linearization = (data["jac_g"], data["hess_upper"])
+        self._data = self.qp_data(w=self._point, p=args["p"], lam=lam, lbw=args["lbx"], ubw=args["ubx"], lbg=args["lbg"], ubg=args["ubg"])
+        self.last_linearization = (self._data["jac_g"], self._data["hess_upper"])
+        self.linearize_time = time.perf_counter() - start  # wall time (s) of the last linearization
+
+    def __call__(self, **args: Any) -> Dict[str, Any]:
+        prepared = args.pop("prepared", False)
+        if prepared:  # linearized by linearize() (its time is the preparation's): only the variable bounds are the call's
+            lbx, ubx = np.asarray(args["lbx"], dtype=float), np.asarray(args["ubx"], dtype=float)
+            data = {**self._data, "lbx": lbx - self._point, "ubx": ubx - self._point}
+            if self.refit_first_knot is not None:  # the first knot's rows linearized again, at its new state
+                moved = self._point.copy()
+                moved[self.first_state] = lbx[self.first_state]
+                a, lba, uba = self.refit_first_knot(data["a"], data["lba"], data["uba"], self._point, moved, args["p"], args["lbg"], args["ubg"])
+                data.update(a=a, lba=lba, uba=uba)
+        else:
+            self.linearize(**args)
+            data = self._data
+        w0, linearized = self._point, time.perf_counter()
         self.alongside_result = None
         beside = None
         if self.alongside is not None:
@@ -130,7 +203,7 @@ class RealTimeIterationStep:
         finally:
             if beside is not None:
                 self.alongside_result = beside.result()  # its exception, if any, is the call's
-        self.phase_times = {"linearize": linearized - start, "qp": solved - linearized, "alongside": time.perf_counter() - solved}
+        self.phase_times = {**({} if prepared else {"linearize": self.linearize_time}), "qp": solved - linearized, "alongside": time.perf_counter() - solved}
         stats = self.qp.stats()
         self.qp_iterations = int(stats.get("iter_count", 0))
         step = np.asarray(qp["x"]).reshape(-1)
@@ -213,13 +286,23 @@ class RtiSolver(NlpSolver):
         Hessian (Gauss-Newton or exact), in the NLP's row order; ``None`` before the first :meth:`solve`."""
         return None if self._step is None else self._step.last_linearization
 
+    def _prepare_backend(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, float]:
+        """Linearize at the prepared point (:meth:`RealTimeIterationStep.linearize`): the feedback only solves the QP."""
+        step = self._solver("lam_g0" in point)
+        step.linearize(**args)
+        return {"linearize": step.linearize_time}
+
+    def _run_prepared(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, Any]:
+        return self._run(point, {**args, "prepared": True})
+
     def _create(self, warm: bool) -> RealTimeIterationStep:
         if self._step is not None:
             return self._step
         hpipm = self.backend_options(warm)["hpipm"]
-        derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"]}
+        derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"], FIRST_KNOT: self._first_knot}
+        first_knot = (self.nlp.idx_x[0], first_knot_rows(self.nlp))
         try:
-            step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization))
+            step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization), first_knot)
         except RuntimeError as err:
             raise ValueError(f"options: CasADi could not build HPIPM with hpipm={hpipm!r}: {casadi_message(err)}") from None
         step.alongside = self._alongside

@@ -177,7 +177,7 @@ class SqpSolver(NlpSolver):
         code = int(stats["return_status"])
         return {"success": bool(stats["success"]), "status": HPIPM_STATUS.get(code, f"status {code}"), "iterations": int(stats["iter_count"]), "max_multiplier": float(np.abs(multipliers).max(initial=0.0))}
 
-    def _run(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
+    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         """:meth:`NlpSolver._run` once HPIPM has solved the first QP from ``point`` (``ValueError`` otherwise)."""
         qp = self.first_qp(point)
         if not qp["success"]:
@@ -188,7 +188,7 @@ class SqpSolver(NlpSolver):
                 "sqpmethod has no fallback with HPIPM. Start near a solution (warm_start, e.g. an IPOPT solution) or use "
                 "solver='ipopt' or 'fatrop'"
             )
-        return super()._run(point)
+        return super()._run(point, args)
 
     def _create(self, warm: bool) -> InStageOrder:
         """The ``sqpmethod`` ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts)."""
