@@ -21,7 +21,11 @@ process, so its peak memory is its own):
   barrier update (what the adaptive one saves; trots only);
 - ``forward+C``: the forward-dynamics (ABA) formulation, compiled;
 - ``contact``: the contact-dynamics formulation (12 torques per knot, forces
-  ``f(x, u)``) on the backend its problem names (``solve_defaults``).
+  ``f(x, u)``) on the backend its problem names (``solve_defaults``);
+- ``contact/sqp``: the same problem by SQP (``sqpmethod``, each QP by HPIPM's
+  Riccati interior point, Gauss-Newton Hessian, tangent charts): the
+  structure-exploiting pipeline the real-time iteration steps with, run to
+  convergence.
 
 A configuration is a dict of the arguments of
 ``trajopt.solvers.solver_class(solver)(problem, transcription=..., options=...,
@@ -103,6 +107,7 @@ CONFIGS: Dict[str, Dict[str, Any]] = {
     "inverse+C/monotone": {"solver": "ipopt", "formulation": "inverse", "compile": True, "options": {"mu_strategy": "monotone"}, "cases": ["trot", "trot-constrained"]},
     "forward+C": {"solver": "ipopt", "formulation": "forward", "compile": True},
     "contact": {"formulation": "contact"},  # the problem's solve_defaults for that formulation
+    "contact/sqp": {"solver": "sqp", "formulation": "contact", "compile": True, "hessian": "gauss-newton", "chart": True},
 }
 HEADLINE = "inverse+C"
 #: Backend arguments a configuration may leave out; :func:`backend_arguments` fills them in.
