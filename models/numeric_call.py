@@ -5,8 +5,11 @@ Calling a ``casadi.Function`` with numpy arguments converts each one to a
 Go1 forward-dynamics evaluation itself). :class:`NumericCall` instead binds
 preallocated numpy buffers to the function once (``Function.buffer()``), so a
 call copies the arguments in, runs the function and scatters the nonzeros of
-each (possibly sparse) output into a dense array. Not thread-safe: one
-instance owns its buffers.
+each (possibly sparse) output into a dense array. :class:`NonzeroCall` does
+the same with sparse inputs and outputs kept as their nonzeros, for pipelines
+whose large sparse matrices pass from one function to the next (a QP's data)
+without ever being densified. Neither is thread-safe: one instance owns its
+buffers.
 """
 from __future__ import annotations
 
@@ -47,3 +50,47 @@ class NumericCall:
             dense[rows, cols] = nonzeros
             results.append(dense)
         return tuple(results)
+
+
+class NonzeroCall:
+    """``fn(*args)`` on the nonzeros of its inputs, through preallocated buffers: each argument is the vector of
+    an input's nonzeros in CasADi's order (a ``casadi.DM`` of that sparsity gives them as ``DM.nonzeros()``;
+    a dense input's are its entries in column-major order), and so is each result, a fresh array. Inputs
+    left out (``None``, or past the arguments given) are zero. ``stats()`` are the last call's.
+
+    ``fresh``: bind the buffers to a newly checked-out memory of ``fn`` at every call (a few tens of
+    microseconds). CasADi's HPIPM interface needs it: its second call through one buffer answers a
+    different QP than a plain call does (the memory keeps state between buffered calls), while a fresh
+    buffer's answer is the plain call's to the bit.
+    """
+
+    def __init__(self, fn: ca.Function, fresh: bool = False) -> None:
+        self.fn, self.fresh = fn, fresh
+        self._inputs = [np.zeros(fn.nnz_in(i)) for i in range(fn.n_in())]
+        self._outputs = [np.zeros(fn.nnz_out(i)) for i in range(fn.n_out())]
+        self._bind()
+
+    def _bind(self) -> None:
+        """A buffer of ``fn`` (a checked-out memory) reading the input arrays and writing the output arrays."""
+        self._buffer, self._trigger = self.fn.buffer()
+        for i, buf in enumerate(self._inputs):
+            self._buffer.set_arg(i, memoryview(buf))
+        for i, buf in enumerate(self._outputs):
+            self._buffer.set_res(i, memoryview(buf))
+
+    def __call__(self, *args: Any) -> List[np.ndarray]:
+        """The outputs' nonzeros (one array each) for the inputs' nonzeros ``args``."""
+        if self.fresh:
+            self._bind()
+        for i, buf in enumerate(self._inputs):
+            arg = args[i] if i < len(args) else None
+            if arg is None:
+                buf[:] = 0.0
+            else:
+                buf[:] = np.ravel(arg, order="F")
+        self._trigger()
+        return [buf.copy() for buf in self._outputs]
+
+    def stats(self) -> dict:
+        """The statistics of the last call (a solver's status, iterations, ...)."""
+        return self._buffer.stats()

@@ -44,12 +44,13 @@ chart shifts unchanged (joint angles, velocities; :func:`chart_bounds`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import casadi as ca
 import numpy as np
 
 from models.casadi_names import casadi_name
+from models.numeric_call import NumericCall
 
 from .costs import split_costs, sum_costs
 from .interval_constraints import sampled_function
@@ -96,6 +97,7 @@ class NLP:
         #: size of a knot's state variables: the tangent perturbation (chart) or the state
         self.n_state = model.error_dim if self.chart else model.state_dim
         self._chart_fns = chart_functions(model) if self.chart else None
+        self._chart_calls: Dict[Tuple[str, int], NumericCall] = {}  # chart maps over K knots, by name and K
         self._plain = plain_coordinates(model) if self.chart else None
         self.chart_centres = normalize_quaternions(model, problem.initial_guess()[0]) if self.chart else None
         self.nz = self.transcription.interval_size(problem.model)
@@ -362,16 +364,22 @@ class NLP:
         if not self.chart:
             return states.copy()
         centres = self.chart_centres if knots is None else self.chart_centres[knots]
-        error = self._chart_fns["error"].map(states.shape[0])
-        return np.asarray(error(states.T, centres.T)).T
+        return self._chart_map("error", states.shape[0])(states.T, centres.T)
 
     def to_states(self, variables: np.ndarray) -> np.ndarray:
         """Knot states (N, n) of the knot state variables (N, n_state) (the inverse of :meth:`to_variables`)."""
         variables = np.asarray(variables, dtype=float)
         if not self.chart:
             return variables.copy()
-        retract = self._chart_fns["retract"].map(variables.shape[0])
-        return np.asarray(retract(self.chart_centres.T, variables.T)).T
+        return self._chart_map("retract", variables.shape[0])(self.chart_centres.T, variables.T)
+
+    def _chart_map(self, name: str, K: int) -> Callable[..., np.ndarray]:
+        """The chart map ``name`` (``"error"``, ``"retract"``) over ``K`` knots: ``(A, B) -> C`` with one knot per
+        column of the arguments and one per row of the result (n, K), (m, K) -> (K, m), on numpy buffers."""
+        if (name, K) not in self._chart_calls:
+            self._chart_calls[name, K] = NumericCall(self._chart_fns[name].map(K))
+        call = self._chart_calls[name, K]
+        return lambda a, b: call(a, b)[0].T
 
     def recentre(self, states: np.ndarray) -> None:
         """Chart centres at ``states`` (N, n; quaternions normalized): the next solve starts from ``d = 0`` there."""

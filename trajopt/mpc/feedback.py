@@ -33,6 +33,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from models.numeric_call import NonzeroCall
+
 from ..solvers.stage_layout import StageLayout
 
 #: ``eps``: the multiple of the identity added to ``R + B^T P B`` so that a singular one stays invertible.
@@ -64,10 +66,16 @@ class RiccatiGains:
             gains[k] = K
             P = H[x_of[k], x_of[k]] + ca.mtimes([A.T, P, A]) - ca.mtimes(G.T, K)
             P = 0.5 * (P + P.T)
-        self.function = ca.Function("riccati_gains", [J, Hu], [ca.horzcat(*gains)], ["jac_g", "hess_upper"], ["K"])
+        self.function = ca.Function("riccati_gains", [J, Hu], [ca.densify(ca.horzcat(*gains))], ["jac_g", "hess_upper"], ["K"])
+        self._nonzero_call = NonzeroCall(self.function)
 
-    def __call__(self, jac: ca.DM, hess_upper: ca.DM) -> np.ndarray:
-        """The gains (N - 1, nu, m) from the numeric sparse Jacobian and upper Hessian."""
+    def __call__(self, jac: ca.DM | np.ndarray, hess_upper: ca.DM | np.ndarray) -> np.ndarray:
+        """The gains (N - 1, nu, m) from the numeric sparse Jacobian and upper Hessian: ``casadi.DM`` of their
+        sparsities, or the vectors of their nonzeros (a real-time iteration's linearization, which then
+        never crosses into CasADi's matrix types)."""
         N1, nu, m = self.shape
-        K = np.asarray(self.function(jac, hess_upper))  # (nu, (N - 1) m): interval k in columns k m .. (k + 1) m - 1
+        if isinstance(jac, ca.DM):
+            K = np.asarray(self.function(jac, hess_upper))  # (nu, (N - 1) m): interval k in columns k m .. (k + 1) m - 1
+        else:
+            K = self._nonzero_call(jac, hess_upper)[0].reshape(N1 * m, nu).T  # the dense output's nonzeros, column by column
         return K.reshape(nu, N1, m).transpose(1, 0, 2)

@@ -33,6 +33,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import casadi as ca
 import numpy as np
 
+from models.numeric_call import NonzeroCall
+
 from ..nlp import NLP
 from ..problem import Problem
 from ..solution import Solution
@@ -103,6 +105,8 @@ class NlpSolver(ABC):
         #: the first knot's path rows and their Jacobian (:data:`~trajopt.solvers.derivatives.FIRST_KNOT`; None without stage-wise derivatives)
         self._first_knot = self._stagewise_options.pop(FIRST_KNOT, None)
         self._first_rows: Optional[np.ndarray] = None  # first_knot_rows(nlp), found at the first use
+        self._nlp_call: Optional[NonzeroCall] = None  # the stage-wise NLP function and the first knot's, called on numpy buffers
+        self._first_knot_call: Optional[NonzeroCall] = None
         self._solvers: Dict[bool, Any] = {}
         self._watchdogs: Dict[bool, Watchdog] = {}
         self._prepared: Optional[Tuple[Dict[str, np.ndarray], Dict[str, Any]]] = None  # prepare()'s point and call arguments
@@ -157,8 +161,9 @@ class NlpSolver(ABC):
         """What :attr:`alongside` returned at the last solve (``None`` when nothing ran alongside)."""
         return None
 
-    #: ``(J, H_upper) -> result``, run beside each solve by a backend that :attr:`linearizes_alongside` (the others ignore it)
-    alongside: Optional[Callable[[ca.DM, ca.DM], Any]] = None
+    #: ``(J, H_upper) -> result``, run beside each solve by a backend that :attr:`linearizes_alongside` on the nonzeros
+    #: of its linearization (the sparsities of :attr:`last_linearization`; the others ignore it)
+    alongside: Optional[Callable[[np.ndarray, np.ndarray], Any]] = None
 
     @classmethod
     def iteration_options(cls, max_iter: Optional[int], tol: Optional[float]) -> Dict[str, Any]:
@@ -411,7 +416,9 @@ class NlpSolver(ABC):
         if g is not None:
             values = g[rows]
         elif self._first_knot is not None:
-            values = np.asarray(self._first_knot(solution.primal, data["p"])[0]).reshape(-1)
+            if self._first_knot_call is None:
+                self._first_knot_call = NonzeroCall(self._first_knot)
+            values = self._first_knot_call(solution.primal, data["p"])[0]
         else:
             values = self._constraints(solution.primal, data["p"])[rows]
         lbw, ubw, lbg, ubg = data["bounds"]
@@ -428,8 +435,13 @@ class NlpSolver(ABC):
     def _constraints(self, w: np.ndarray, p: np.ndarray) -> np.ndarray:
         """The constraint values ``g`` (n_g,) at ``w`` with parameters ``p`` (the stage-wise function, which may be compiled)."""
         nlp = self.nlp
-        g_of = nlp.g_function() if self._nlp_function is None else (lambda w, p: self._nlp_function(w, p)[1])
-        return np.asarray(g_of(w, p)).reshape(-1) if nlp.n_g else np.zeros(0)
+        if not nlp.n_g:
+            return np.zeros(0)
+        if self._nlp_function is None:
+            return np.asarray(nlp.g_function()(w, p)).reshape(-1)
+        if self._nlp_call is None:
+            self._nlp_call = NonzeroCall(self._nlp_function)
+        return self._nlp_call(w, p)[1]
 
     def _solution(self, run: Dict[str, Any], totals: Dict[str, float], check: bool = True) -> Solution:
         """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point, unless not ``check``)."""

@@ -508,9 +508,12 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
     sigma, lam = ca.MX.sym("lam_f", 1), ca.MX.sym("lam_g", n_g)
     pieces = _pieces(nlp, sigma, lam, hessian, lag_grad)
     every = [piece for kind in pieces.values() for piece in kind]
+    first_knot = _first_knot_jacobian(nlp, pieces["jac"]).expand()  # one SX function of the first knot's columns: called at every feedback
     if compile:
-        for piece, fn in zip(every, compile_functions([piece.fn for piece in every], progress=sys.stderr, what="stage functions")):
+        compiled = compile_functions([piece.fn for piece in every] + [first_knot], progress=sys.stderr, what="stage functions")
+        for piece, fn in zip(every, compiled):
             piece.fn = fn
+        first_knot = compiled[-1]
     _set_threads(every, int(threads))
     f = ca.densify(_assemble(pieces["f"], (1, 1)))
     g = ca.densify(_assemble(pieces["g"], (n_g, 1)))
@@ -523,7 +526,7 @@ def stagewise_nlp(nlp: Any, compile: bool = False, threads: int = 1, hessian: st
         "jac_g": ca.Function("nlp_jac_g", [w, p], [g_jac, jac], ["x", "p"], ["g", "jac_g_x"]),
         "hess_lag": ca.Function("nlp_hess_l", [w, p, sigma, lam], [_assemble(pieces["hess"], (n_w, n_w))], ["x", "p", "lam_f", "lam_g"], ["hess_gamma_x_x"]),
     }
-    functions[FIRST_KNOT] = _first_knot_jacobian(nlp, pieces["jac"])
+    functions[FIRST_KNOT] = first_knot
     if lag_grad:
         functions[LAG_GRAD] = ca.Function("nlp_lag_grad", [w, p, sigma, lam], [ca.densify(_assemble(pieces["lag_grad"], (n_w, 1)))], ["x", "p", "lam_f", "lam_g"], ["grad_gamma_x"])
     return ca.Function("nlp", [w, p], [f, g], ["x", "p"], ["f", "g"]), {**functions, **NLPSOL_OPTIONS}

@@ -25,7 +25,7 @@ stage-wise derivatives once and keeps them: :attr:`RtiSolver.last_linearization`
 holds ``J`` and ``H`` at the step's start, from which a controller computes its
 Riccati feedback gains (:mod:`trajopt.mpc.feedback`) without differentiating
 again. Work that reads only that linearization may run beside the QP:
-:attr:`RtiSolver.alongside`, a function ``(J, H_upper) -> result``, is called
+:attr:`RtiSolver.alongside`, a function ``(J, H_upper) -> result`` of their nonzeros, is called
 on a second thread while HPIPM solves (CasADi releases Python's lock while it
 evaluates), its result kept in :attr:`RtiSolver.last_alongside`: a
 controller's Riccati gains, shorter than HPIPM's solve, then cost no wall
@@ -64,13 +64,15 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import casadi as ca
 import numpy as np
 
+from models.numeric_call import NonzeroCall
+
 from ..problem import Problem
 from ..transcription import Transcription
 from .base import NlpSolver
+from .derivatives import FIRST_KNOT, first_knot_rows
 from .options import casadi_message
 from .settings import SolverSettings
 from .sqp import HPIPM_INFINITY
-from .derivatives import FIRST_KNOT, first_knot_rows
 from .stage_layout import StageLayout, stage_layout
 
 #: The Levenberg-Marquardt weight ``lambda`` of the step unless ``options["regularization"]`` (or the problem's
@@ -79,8 +81,10 @@ DEFAULT_RTI_REGULARIZATION = 0.0
 #: HPIPM options of one real-time iteration, unless overridden by ``options["hpipm"]``.
 DEFAULT_RTI_HPIPM_OPTIONS: Dict[str, Any] = {"mode": "balance", "iter_max": 50, "mu0": 1.0, "res_g_max": 1e-4, "res_b_max": 1e-5, "res_d_max": 1e-4, "res_m_max": 1e-4}
 
-#: ``(J, H_upper) -> result``: work on a step's linearization, run beside its QP (:attr:`RtiSolver.alongside`).
-Alongside = Callable[[ca.DM, ca.DM], Any]
+#: ``(J, H_upper) -> result``: work on a step's linearization, given as the nonzeros of the constraint Jacobian
+#: and of the Hessian's upper triangle (in :attr:`RealTimeIterationStep.linearization_sparsity`), run beside
+#: its QP (:attr:`RtiSolver.alongside`).
+Alongside = Callable[[np.ndarray, np.ndarray], Any]
 
 
 def first_knot_refit(first_knot: ca.Function, R: np.ndarray, rows: np.ndarray, a: ca.Sparsity, n_w: int) -> ca.Function:
@@ -127,9 +131,10 @@ class RealTimeIterationStep:
     (``first_knot``: that state's entries of ``w`` and the rows, :func:`first_knot_refit`).
 
     The QP's data come from one CasADi function of the point (the derivatives, the Hessian made
-    symmetric, the rows put in stage order), whose sparse outputs go to HPIPM without passing
-    through Python (copying every nonzero between CasADi and numpy each way would cost a large share
-    of a tick; docs/design/solvers.md). ``regularization`` is the Levenberg-Marquardt weight added to the
+    symmetric, the rows put in stage order). It, the first knot's refit and HPIPM are called on
+    preallocated numpy buffers of their nonzeros (:class:`models.numeric_call.NonzeroCall`): CasADi's
+    own calls convert numpy arguments element by element, and the data of one step would spend a
+    large share of a tick in conversions (docs/design/mpc.md). ``regularization`` is the Levenberg-Marquardt weight added to the
     Hessian's diagonal (module docstring). ``alongside`` (or ``None``) runs on a second thread while HPIPM
     solves, its result in ``alongside_result`` (``None`` when there is none).
     """
@@ -153,17 +158,24 @@ class RealTimeIterationStep:
         options = {**layout.options(), "inf": HPIPM_INFINITY, "hpipm": hpipm, "error_on_fail": False}
         self.qp = ca.conic("rti_qp", "hpipm", qp_data, options)
         self.refit_first_knot = None if first_knot is None else first_knot_refit(derivatives[FIRST_KNOT], first_knot[1], self.rows, qp_data["a"], n_w)
-        self.last_linearization: Optional[Tuple[ca.DM, ca.DM]] = None
+        #: the calls of the three functions on nonzero vectors (numpy arrays cross into CasADi element by element)
+        self._calls = {"qp_data": NonzeroCall(self.qp_data), "qp": NonzeroCall(self.qp, fresh=True), "refit": None if self.refit_first_knot is None else NonzeroCall(self.refit_first_knot)}
+        self.linearization_sparsity = (self.qp_data.sparsity_out("jac_g"), self.qp_data.sparsity_out("hess_upper"))
         self.alongside: Optional[Alongside] = None
         self.alongside_result: Any = None
         self.qp_iterations = 0  # HPIPM's interior-point iterations at the last call
         #: wall time (s) of the last call's phases: ``linearize`` (derivatives and QP data, one CasADi call),
         #: ``qp`` (HPIPM's solve) and ``alongside`` (the wait, after the QP, for the work run beside it)
         self.phase_times: Dict[str, float] = {}
-        self._point, self._data, self.linearize_time = np.zeros(n_w), {}, 0.0  # the last linearization
+        self._point, self._data, self.linearize_time = np.zeros(n_w), {}, 0.0  # the last linearization: point and QP data (nonzeros)
         self._worker: Optional[ThreadPoolExecutor] = None
         self._worker_pid = 0  # the process that started the worker thread
         self._stats: Dict[str, Any] = {}
+
+    @property
+    def last_linearization(self) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """The nonzeros of ``J`` and ``H_upper`` (:attr:`linearization_sparsity`) at the last linearization, or ``None``."""
+        return (self._data["jac_g"], self._data["hess_upper"]) if self._data else None
 
     def linearize(self, **args: Any) -> None:
         """The QP data at the call's point (``x0``, ``p``, bounds, ``lam_g0`` with an exact Hessian), kept for a
@@ -171,9 +183,9 @@ class RealTimeIterationStep:
         horizon's preparation, :meth:`trajopt.solvers.base.NlpSolver.prepare`)."""
         start = time.perf_counter()
         self._point = np.asarray(args["x0"], dtype=float).reshape(-1)
-        lam = np.asarray(args.get("lam_g0", np.zeros(self.n_g)), dtype=float).reshape(-1) if self.exact else np.zeros(self.n_g)
-        self._data = self.qp_data(w=self._point, p=args["p"], lam=lam, lbw=args["lbx"], ubw=args["ubx"], lbg=args["lbg"], ubg=args["ubg"])
-        self.last_linearization = (self._data["jac_g"], self._data["hess_upper"])
+        lam = np.asarray(args.get("lam_g0", np.zeros(self.n_g)), dtype=float).reshape(-1) if self.exact else None
+        values = self._calls["qp_data"](self._point, args["p"], lam, args["lbx"], args["ubx"], args["lbg"], args["ubg"])
+        self._data = dict(zip(self.qp_data.name_out(), values))
         self.linearize_time = time.perf_counter() - start  # wall time (s) of the last linearization
 
     def __call__(self, **args: Any) -> Dict[str, Any]:
@@ -184,7 +196,7 @@ class RealTimeIterationStep:
             if self.refit_first_knot is not None:  # the first knot's rows linearized again, at its new state
                 moved = self._point.copy()
                 moved[self.first_state] = lbx[self.first_state]
-                a, lba, uba = self.refit_first_knot(data["a"], data["lba"], data["uba"], self._point, moved, args["p"], args["lbg"], args["ubg"])
+                a, lba, uba = self._calls["refit"](data["a"], data["lba"], data["uba"], self._point, moved, args["p"], args["lbg"], args["ubg"])
                 data.update(a=a, lba=lba, uba=uba)
         else:
             self.linearize(**args)
@@ -198,20 +210,20 @@ class RealTimeIterationStep:
             beside = self._worker.submit(self.alongside, *self.last_linearization)
         solved = linearized
         try:
-            qp = self.qp(**{key: data[key] for key in ("h", "g", "a", "lba", "uba", "lbx", "ubx")})
+            qp = dict(zip(self.qp.name_out(), self._calls["qp"](*[data[key] for key in ("h", "g", "a", "lba", "uba", "lbx", "ubx")])))
             solved = time.perf_counter()
         finally:
             if beside is not None:
                 self.alongside_result = beside.result()  # its exception, if any, is the call's
         self.phase_times = {**({} if prepared else {"linearize": self.linearize_time}), "qp": solved - linearized, "alongside": time.perf_counter() - solved}
-        stats = self.qp.stats()
+        stats = self._calls["qp"].stats()
         self.qp_iterations = int(stats.get("iter_count", 0))
-        step = np.asarray(qp["x"]).reshape(-1)
+        step = qp["x"]
         lam_g = np.empty(self.n_g)
-        lam_g[self.rows] = np.asarray(qp["lam_a"]).reshape(-1)
+        lam_g[self.rows] = qp["lam_a"]
         success = bool(stats.get("success", False)) and np.isfinite(step).all()
         self._stats = {"return_status": "Solve_Succeeded" if success else f"QP failed: {stats.get('return_status', 'unknown')}", "success": success, "iter_count": 1}
-        return {"x": w0 + step, "f": float(data["f"]) + float(qp["cost"]), "lam_x": np.asarray(qp["lam_x"]).reshape(-1), "lam_g": lam_g}
+        return {"x": w0 + step, "f": float(data["f"][0]) + float(qp["cost"][0]), "lam_x": qp["lam_x"], "lam_g": lam_g}
 
     def stats(self) -> Dict[str, Any]:
         """The last call's ``return_status`` (``"Solve_Succeeded"`` or HPIPM's failure), ``success`` and ``iter_count`` (1)."""
@@ -284,7 +296,9 @@ class RtiSolver(NlpSolver):
     def last_linearization(self) -> Optional[Tuple[ca.DM, ca.DM]]:
         """``(J, H_upper)`` at the last step's start: the constraint Jacobian and the upper triangle of the
         Hessian (Gauss-Newton or exact), in the NLP's row order; ``None`` before the first :meth:`solve`."""
-        return None if self._step is None else self._step.last_linearization
+        if self._step is None or self._step.last_linearization is None:
+            return None
+        return tuple(ca.DM(sparsity, nonzeros) for sparsity, nonzeros in zip(self._step.linearization_sparsity, self._step.last_linearization))
 
     def _prepare_backend(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, float]:
         """Linearize at the prepared point (:meth:`RealTimeIterationStep.linearize`): the feedback only solves the QP."""
