@@ -160,6 +160,7 @@ class RealTimeIterationStep:
         self.refit_first_knot = None if first_knot is None else first_knot_refit(derivatives[FIRST_KNOT], first_knot[1], self.rows, qp_data["a"], n_w)
         #: the calls of the three functions on nonzero vectors (numpy arrays cross into CasADi element by element)
         self._calls = {"qp_data": NonzeroCall(self.qp_data), "qp": NonzeroCall(self.qp, fresh=True), "refit": None if self.refit_first_knot is None else NonzeroCall(self.refit_first_knot)}
+        #: the sparsities of ``J`` and ``H_upper``, whose nonzeros :attr:`last_linearization` holds
         self.linearization_sparsity = (self.qp_data.sparsity_out("jac_g"), self.qp_data.sparsity_out("hess_upper"))
         self.alongside: Optional[Alongside] = None
         self.alongside_result: Any = None
