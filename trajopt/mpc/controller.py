@@ -58,8 +58,9 @@ RESET_ITERATIONS = 50
 RESET_STEP_TOL = 1e-7
 
 #: The phases of a tick, in order. A tick that was not prepared runs them all after the measurement:
-#: ``check`` (the previous prepared tick's violations, when they are pending), ``update`` (the prediction to the plan's arrival, ``x0`` and the user's ``update``: a gait's data,
-#: bounds, parameters), ``warm_start`` (the previous plan shifted, its multipliers, the charts, the packed
+#: ``check`` (the previous prepared tick's violations, when they are pending), ``update`` (the
+#: prediction to the plan's arrival, ``x0`` and the user's ``update``: a gait's data, bounds,
+#: parameters), ``warm_start`` (the previous plan shifted, its multipliers, the charts, the packed
 #: guess), the backend's own phases when it reports them (the real-time iteration's ``linearize``:
 #: derivatives and QP data; ``qp``: HPIPM; ``alongside``: the wait after the QP for the feedback gains
 #: computed beside it), ``solve_other`` (the rest of the solve call: bounds and parameters read, the
@@ -289,6 +290,10 @@ class MPC:
         :meth:`compute_estimate`). The tick then solves from the state the current plan's model
         predicts for ``t + delay`` (:meth:`Plan.predict`), and the new plan starts there, so that
         its first control is the one due when it arrives. 0: the plan starts at ``t``.
+
+        When :meth:`prepare` prepared the tick at ``t`` (and ``delay`` is 0), only the feedback runs: the
+        measured state made the horizon's first state (``initial_state``), the prepared solve finished from
+        it, the plan; the tick's violations are checked at the next preparation.
         """
         if self._last is None and self._failures == 0:
             raise RuntimeError("MPC.step: call reset(t, x) first")
