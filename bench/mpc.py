@@ -8,8 +8,8 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
 
 - ``ticks``: ``go1-trot`` in place for ``--duration`` s in each mode (``rti``:
   one Gauss-Newton SQP step with HPIPM per tick; ``converged``: IPOPT
-  warm-started to convergence), compute time per tick p50 / p99 / max,
-  deadline misses, failed ticks, the worst violation of the applied plans,
+  warm-started to convergence), tick time (preparation and feedback) p50 /
+  p99 / max and the feedback's (the plan's delay) p50 / p99, deadline misses, failed ticks, the worst violation of the applied plans,
   HPIPM's iterations per tick (mean; NaN for IPOPT);
   against crocoddyl's FDDP with one iteration per tick on the same Go1 and a
   horizon of as many 0.02 s intervals (20 for the default 0.4 s),
