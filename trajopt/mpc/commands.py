@@ -75,7 +75,7 @@ class CommandProfile:
         if times[0] != 0.0 or (np.diff(times) <= 0).any() or not np.isfinite(times).all():
             raise ValueError(f"commands: times must start at 0 and increase, got {times.tolist()}")
         self.times, self.commands = times, list(commands)
-        self._values: Optional[np.ndarray] = None  # the commands as rows [vx, vy, yaw_rate], made at the first values_at
+        self._values = np.array([c.as_array() for c in self.commands])  # the commands as rows [vx, vy, yaw_rate]
 
     @classmethod
     def constant(cls, command: Command) -> "CommandProfile":
@@ -88,8 +88,6 @@ class CommandProfile:
 
     def values_at(self, times: np.ndarray) -> np.ndarray:
         """``[vx, vy, yaw_rate]`` of the commands in force at ``times`` (K,): (K, 3), as :meth:`at` gives them."""
-        if self._values is None:
-            self._values = np.array([c.as_array() for c in self.commands])
         return self._values[np.maximum(np.searchsorted(self.times, np.asarray(times, dtype=float), side="right") - 1, 0)]
 
     def clamped(self, limits: np.ndarray) -> "CommandProfile":

@@ -104,7 +104,6 @@ class NlpSolver(ABC):
         self._lag_grad = self._stagewise_options.pop(LAG_GRAD, None)
         #: the first knot's path rows and their Jacobian (:data:`~trajopt.solvers.derivatives.FIRST_KNOT`; None without stage-wise derivatives)
         self._first_knot = self._stagewise_options.pop(FIRST_KNOT, None)
-        self._first_rows: Optional[np.ndarray] = None  # first_knot_rows(nlp), found at the first use
         self._nlp_call: Optional[NonzeroCall] = None  # the stage-wise NLP function and the first knot's, called on numpy buffers
         self._first_knot_call: Optional[NonzeroCall] = None
         self._solvers: Dict[bool, Any] = {}
@@ -409,10 +408,7 @@ class NlpSolver(ABC):
         (:func:`~trajopt.solvers.derivatives.first_knot_rows`: its constraints, friction cones, ...) and of its
         control bounds: what a plant applying the first control at the first state gets (the dynamics' gaps are
         not the plant's, which integrates its own). ``g``: the constraint values there, when known (:meth:`check`)."""
-        data, nlp = self._solve_data(solution), self.nlp
-        if self._first_rows is None:
-            self._first_rows = first_knot_rows(nlp)
-        rows = self._first_rows
+        data, nlp, rows = self._solve_data(solution), self.nlp, self.first_knot_rows
         if g is not None:
             values = g[rows]
         elif self._first_knot is not None:
@@ -425,6 +421,11 @@ class NlpSolver(ABC):
         u, first = solution.primal[nlp.idx_u[0]], nlp.idx_u[0]
         worst = np.concatenate([lbg[rows] - values, values - ubg[rows], lbw[first] - u, u - ubw[first]])
         return float(np.max(worst, initial=0.0))
+
+    @functools.cached_property
+    def first_knot_rows(self) -> np.ndarray:
+        """The rows of ``g`` that are the first knot's path constraints (:func:`~trajopt.solvers.derivatives.first_knot_rows`)."""
+        return first_knot_rows(self.nlp)
 
     @staticmethod
     def _solve_data(solution: Solution) -> Dict[str, Any]:

@@ -69,7 +69,7 @@ from models.numeric_call import NonzeroCall
 from ..problem import Problem
 from ..transcription import Transcription
 from .base import NlpSolver
-from .derivatives import FIRST_KNOT, first_knot_rows
+from .derivatives import FIRST_KNOT
 from .options import casadi_message
 from .settings import SolverSettings
 from .sqp import HPIPM_INFINITY
@@ -315,7 +315,7 @@ class RtiSolver(NlpSolver):
             return self._step
         hpipm = self.backend_options(warm)["hpipm"]
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"], FIRST_KNOT: self._first_knot}
-        first_knot = (self.nlp.idx_x[0], first_knot_rows(self.nlp))
+        first_knot = (self.nlp.idx_x[0], self.first_knot_rows)
         try:
             step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization), first_knot)
         except RuntimeError as err:
