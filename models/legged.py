@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
-import pinocchio as pin
 
 from lie import _backend as B
 
@@ -175,11 +174,6 @@ class LeggedRobot(MultibodyModel):
         return cls.from_urdf(urdf_path(robot), feet, **kwargs)
 
     # ------------------------------------------------------------ description
-    @property
-    def mass(self) -> float:
-        """Total mass (kg)."""
-        return float(pin.computeTotalMass(self.pin_model))
-
     @property
     def leg_length(self) -> float:
         """Mean thigh + calf length (m, in the legs' planes): the length gaits are scaled by."""

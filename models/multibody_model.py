@@ -165,6 +165,35 @@ class MultibodyModel(LieGroupModel):
         """
         return change_orders(self.conversions, values, from_, to, self.nq, self.nv, self.nu, axis=axis, inplace=inplace, kind=kind)
 
+    # ------------------------------------------------------------ description
+    @property
+    def mass(self) -> float:
+        """Total mass (kg): the sum of the bodies' masses, links fixed to them included."""
+        return float(pin.computeTotalMass(self.pin_model))
+
+    def state_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(lower, upper)`` (nx,): the URDF's joint position limits on the joint coordinates and its
+        velocity limits ``-v_max <= v <= v_max`` on the joint velocities; the base and any unlimited
+        joint (continuous, or a velocity limit of 0) unbounded. For ``problem.bound_states(*model.state_bounds())``."""
+        lower, upper = np.full(self.nx, -np.inf), np.full(self.nx, np.inf)
+        limits = read_urdf_limits(self.pin_model)
+        q = limits.q_indices  # a joint's configuration index is the same in the nominal and pinocchio orders
+        lower[q], upper[q] = self.joint_lower, self.joint_upper
+        v = self.nq + limits.v_indices
+        lower[v], upper[v] = -self.velocity_limits, self.velocity_limits
+        return lower, upper
+
+    def summary(self) -> str:
+        """One line on the robot as loaded: name, total mass, moving bodies and the URDF links merged into them, sizes.
+
+        E.g. ``go1: 12.84 kg in 13 bodies (45 links), floating base, nq 19, nv 18, nu 12``.
+        Pinocchio merges every link fixed to another into one body; a mass far
+        from the robot's datasheet points at a link whose inertial was dropped.
+        """
+        links = sum(1 for frame in self.pin_model.frames if frame.type == pin.FrameType.BODY)
+        base = "floating base" if self.is_floating else "fixed base"
+        return f"{self.name}: {self.mass:.4g} kg in {self.pin_model.njoints - 1} bodies ({links} links), {base}, nq {self.nq}, nv {self.nv}, nu {self.nu}"
+
     # ------------------------------------------------------------------ sizes
     @property
     def is_floating(self) -> bool:

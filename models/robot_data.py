@@ -27,6 +27,8 @@ from typing import IO, Iterator
 import numpy as np
 import pinocchio as pin
 
+from models.inertia_check import check_body_inertias
+
 #: Location of the robots folder relative to a site-packages directory.
 ROBOTS_SUBDIR = Path("cmeel.prefix", "share", "example-robot-data", "robots")
 
@@ -109,47 +111,59 @@ def urdf_path(name: str) -> Path:
 
 
 def load_pinocchio_model(urdf: str | Path, floating: bool = True) -> pin.Model:
-    """Build a ``pinocchio.Model`` from a URDF file.
+    """Build a ``pinocchio.Model`` from a URDF file, checked to be a physical robot.
 
     With ``floating=True`` the root link is attached to the world by a
     free-flyer joint (pinocchio configuration ``[x, y, z, qx, qy, qz, qw, ...]``,
     tangent ``[v_body, w_body, ...]``); otherwise the root link is fixed.
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming
-    the file when pinocchio cannot parse it.
+    the file when pinocchio cannot parse it, naming the link when urdfdom
+    could not read one of its elements (pinocchio would load the robot
+    without it: a trunk whose ``<inertial>`` has an unreadable mass becomes a
+    massless trunk), and naming the link and the joint when a body's merged
+    inertia is not physical (:func:`models.inertia_check.check_body_inertias`).
+    Loading prints nothing unless urdfdom warns.
     """
     if not isinstance(urdf, (str, os.PathLike)):
         raise TypeError(f"urdf: expected a path to a URDF file, got {type(urdf).__name__} {urdf!r}")
     path = Path(urdf)
     if not path.is_file():
         raise FileNotFoundError(f"urdf: no such file {path}")
+    failure = None
     with tempfile.TemporaryFile() as log:
         try:
             with _stderr_to(log):  # urdfdom prints its parse errors (with its C++ source lines) to the process's stderr
-                return pin.buildModelFromUrdf(str(path), *([pin.JointModelFreeFlyer()] if floating else []))
+                model = pin.buildModelFromUrdf(str(path), *([pin.JointModelFreeFlyer()] if floating else []))
         except (RuntimeError, ValueError) as err:
             failure = str(err)
         log.seek(0)
-        lines = log.read().decode(errors="replace").splitlines()
-        details = [re.sub(r"^(Error:\s*)+", "", line.strip()) for line in lines if line.strip() and not line.strip().startswith("at line ")]
-    raise ValueError(f"urdf: pinocchio could not parse {path}: {failure}" + "".join(f"; {d}" for d in details))
+        printed = [line.strip() for line in log.read().decode(errors="replace").splitlines() if line.strip()]
+    errors = [re.sub(r"^(Error:\s*)+", "", line) for line in printed if line.startswith("Error:")]
+    if failure is not None:
+        details = [re.sub(r"^(Error:\s*)+", "", line) for line in printed if not line.startswith("at line ")]
+        raise ValueError(f"urdf: pinocchio could not parse {path}: {failure}" + "".join(f"; {d}" for d in details))
+    if errors:
+        links = sorted(set(re.findall(r"Link \[([^\]]*)\]", " ".join(errors))))
+        where = f"link {links[0]!r}" if len(links) == 1 else f"links {links}" if links else "an element"
+        raise ValueError(f"urdf: {path}: {where}: {'; '.join(errors)} (pinocchio loads the file without what urdfdom could not read: a wrong robot)")
+    warnings = [line for line in printed if not line.startswith("at line ")]
+    if warnings:  # urdfdom's warnings belong on stderr
+        print("\n".join(warnings), file=sys.stderr)
+    check_body_inertias(model, str(path))
+    return model
 
 
 @contextmanager
 def _stderr_to(log: IO[bytes]) -> Iterator[None]:
-    """Send the process's stderr (file descriptor 2, C++ output included) to ``log``; replay it there when the block succeeds."""
+    """Send the process's stderr (file descriptor 2, C++ output included) to ``log`` during the block."""
     sys.stderr.flush()
     saved = os.dup(2)
-    failed = True
     try:
         os.dup2(log.fileno(), 2)
         yield
-        failed = False
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-        if not failed:  # nothing went wrong: whatever was written (warnings) belongs on stderr
-            log.seek(0)
-            os.write(2, log.read())
 
 
 def is_floating(model: pin.Model) -> bool:

@@ -36,3 +36,15 @@ def test_gait_text_and_vectors():
     stance = np.array([[True, False], [True, True], [False, True]])
     assert gait_text(stance, ["FL_foot", "RR"]) == ["FL_foot  ##-", "RR       -##"]
     assert vector_text([-1e-12, 0.123456, -2.0]).split() == ["[", "0.", "0.1235", "-2.", "]"]  # no "-0."
+
+
+def test_legged_report_names_the_robot_as_loaded():
+    """The robot's line: total mass (pinocchio's, against the URDF's masses summed here), bodies and links."""
+    import xml.etree.ElementTree as ET
+
+    from models.robot_data import urdf_path
+    from tests.solved_plans import solved
+
+    text = solution_report(solved("go1-stand"))
+    mass = sum(float(m.get("value")) for m in ET.parse(urdf_path("go1")).getroot().iter("mass"))
+    assert f"  robot                 go1: {mass:.4g} kg in 13 bodies (46 links), floating base, nq 19, nv 18, nu 12" in text.splitlines()

@@ -62,6 +62,58 @@ def test_load_errors_name_the_file(tmp_path):
         load_pinocchio_model(bad)
 
 
+def _go1_edited(tmp_path, link, old, new):
+    """The Go1's URDF with ``old`` replaced by ``new`` inside ``<link name=link>``, its meshes found from the copy's folder."""
+    source = urdf_path("go1")
+    text = source.read_text().replace('filename="../', f'filename="{source.parent.parent}/')
+    start = text.index(f'<link name="{link}">')
+    end = text.index("</link>", start)
+    assert text.count(old, start, end) == 1
+    path = tmp_path / "go1_edited.urdf"
+    path.write_text(text[:start] + text[start:end].replace(old, new) + text[end:])
+    return path
+
+
+
+
+@pytest.mark.parametrize(
+    "link, old, new, message",
+    [
+        ("trunk", '<mass value="5.204"/>', '<mass value="5.2O4"/>', "link 'trunk': Inertial: mass \\[5.2O4\\] is not a float"),
+        ("trunk", '<mass value="5.204"/>', "", "link 'trunk': Inertial element must have a mass element"),
+        ("trunk", 'ixx="0.0168128557"', 'ixx="abc"', "link 'trunk': Inertial: inertia element ixx is not a valid double"),
+        ("trunk", '<mass value="5.204"/>', '<mass value="-5.204"/>', "link 'trunk' .*non-physical inertia: mass -5.204 kg"),
+        ("trunk", 'ixx="0.0168128557"', 'ixx="-0.0168128557"', "link 'trunk' .*principal moments -0.01681, .*not positive semi-definite"),
+        ("trunk", 'izz="0.0716547275"', 'izz="0.2"', "link 'trunk' .*break the triangle inequality"),
+        ("FL_hip", '<mass value="0.591"/>', '<mass value="-0.591"/>', "link 'FL_hip' \\(with the links fixed to it: FL_thigh_rotor\\), moved by joint 'FL_hip_joint', .*mass -0\\.\\d+ kg"),
+    ],
+    ids=["unparsable-mass", "missing-mass", "unparsable-inertia", "negative-mass", "negative-moment", "triangle", "hip"],
+)
+def test_a_broken_inertial_raises_naming_the_link(tmp_path, capfd, link, old, new, message):
+    """Pinocchio loads these files without a word (the trunk's mass dropped, a negative inertia kept): a wrong robot."""
+    path = _go1_edited(tmp_path, link, old, new)
+    with pytest.raises(ValueError, match=message):
+        load_pinocchio_model(path)
+    assert capfd.readouterr().err == ""
+
+
+def test_loading_prints_nothing_and_tolerates_rounded_inertias(capfd):
+    """The Go1's dummy ``base`` link (moments 0, 0, 3e-6 kg m^2) breaks the triangle inequality on its own;
+    merged with the trunk, the body is physical. No installed robot's load writes anything."""
+    import pinocchio as pin
+
+    model = load_pinocchio_model(urdf_path("go1"))
+    assert capfd.readouterr().err == ""
+    masses = [float(m.get("value")) for m in ET.parse(urdf_path("go1")).getroot().iter("mass")]
+    assert pin.computeTotalMass(model) == pytest.approx(sum(masses), rel=1e-12)
+
+
+def test_a_non_physical_shipped_urdf_is_refused():
+    """romeo_small of example-robot-data: the right shoulder's moments 6.6e-4, 6.8e-4 and 6.6e-3 kg m^2."""
+    with pytest.raises(ValueError, match="link 'RShoulderYawLink', moved by joint 'RShoulderYaw', .*triangle inequality"):
+        load_pinocchio_model(urdf_path("romeo_small"), floating=False)
+
+
 def _urdf_limits(path):
     """Limits straight from the URDF XML, independent of pinocchio."""
     out = {}

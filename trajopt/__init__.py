@@ -16,6 +16,7 @@ from .interval_constraints import IntervalConstraint
 from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
 from .nlp import NLP
 from .problem import FreeTime, Problem
+from .problem_check import InfeasibleProblem
 from .solution import Solution
 from .solvers import DEFAULT_IPOPT_OPTIONS, SOLVERS, WARM_START_OPTIONS, FatropSolver, IpoptSolver, NlpSolver, RtiSolver, SolveInterrupted, SolverSettings, SqpSolver, solve
 from .transcription import HermiteSimpson, MultipleShooting, Transcription, Trapezoidal, get_transcription
@@ -37,6 +38,7 @@ __all__ = [
     "GoalConstraint",
     "HermiteSimpson",
     "IMPLICIT_MIDPOINT",
+    "InfeasibleProblem",
     "Integrator",
     "IntervalConstraint",
     "IpoptSolver",

@@ -27,6 +27,7 @@ from .constraints import Constraint, GoalConstraint, ResolvedConstraint
 from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
 from .manifold import check_states, interpolate_states, normalize_quaternions
+from .problem_check import check_problem
 
 @dataclass(frozen=True)
 class FreeTime:
@@ -152,6 +153,17 @@ class Problem:
         if D.shape != want or not np.isfinite(D).all():
             raise ValueError(f"dynamics_params: expected a finite array of shape {want}, got shape {D.shape}")
         self._dynamics_params = D.copy()
+
+    def check(self) -> None:
+        """Test the states this problem fixes (``x0``, knots pinned by their bounds, a full-state goal)
+        against the state bounds and the constraints that do not read the control, before any solve.
+
+        Raises :class:`~trajopt.problem_check.InfeasibleProblem` (a ``ValueError``), one line naming
+        the state, the bound or constraint, the knot, the entry (a joint's name for a robot) and the
+        value against the bound (:func:`trajopt.problem_check.check_problem`). :func:`trajopt.solve`
+        runs it first, unless called with ``check=False``.
+        """
+        check_problem(self)
 
     def check_transcription(self, name: str) -> None:
         """Raise ``ValueError`` if the transcription ``name`` cannot solve this problem (all can, here)."""

@@ -3,7 +3,8 @@
 :func:`solution_report` gives one screen: the solver's result (status,
 iterations, objective, largest constraint violation and where it occurs),
 the wall times (problem build, solve split into function evaluations and
-IPOPT's own work) and the trajectory's start and end, described according to
+IPOPT's own work), the robot as loaded (total mass, bodies and links, for a
+multibody model) and the trajectory's start and end, described according to
 the problem:
 
 - a :class:`~trajopt.legged.LeggedProblem`: base position (world) against its
@@ -22,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from lie import quat_to_euler_zyx
-from models.multibody_model import BASE_POS, BASE_QUAT
+from models.multibody_model import BASE_POS, BASE_QUAT, MultibodyModel
 from models.rigid_body import RigidBody
 
 from .legged import LeggedProblem
@@ -89,6 +90,13 @@ def _generic_lines(solution: Solution, problem: Any) -> list[str]:
     return _rows(rows)
 
 
+def robot_of(model: Any) -> MultibodyModel | None:
+    """The multibody robot a problem's model is made of (the model itself, or the robot of a contact
+    or floating-base model), or ``None``."""
+    robot = model if isinstance(model, MultibodyModel) else getattr(model, "robot", None)
+    return robot if isinstance(robot, MultibodyModel) else None
+
+
 def solution_report(solution: Solution) -> str:
     """A multi-line report of ``solution`` for a terminal: status, iterations, objective, largest
     violation and where, build and solve times, and the trajectory's start and end (a legged
@@ -107,6 +115,9 @@ def solution_report(solution: Solution) -> str:
             ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s solver"),
         ]
     )
+    robot = robot_of(problem.model) if problem is not None else None
+    if robot is not None:
+        lines += _rows([("robot", robot.summary())])
     if isinstance(problem, LeggedProblem):
         lines += _legged_lines(solution, problem)
     elif problem is not None and isinstance(problem.model, RigidBody):

@@ -46,6 +46,7 @@ def add_solve_parser(sub: Any) -> None:
     group.add_argument("--warm-start", metavar="FILE", help="start from a solution saved with --save (re-sampled if its N differs)")
     group.add_argument("--print-level", type=int, default=5, metavar="L", help="solver print level 0..12 (default 5: one line per iteration)")
     group.add_argument("--quiet", "-q", action="store_true", help="no solver output (print level 0)")
+    group.add_argument("--no-check", dest="check", action="store_false", help="solve even when the start, the goal or a pinned knot breaks the problem's bounds or constraints (checked first by default)")
     add_solver_options(group)
     group = run.add_argument_group("output")
     group.add_argument("--save", metavar="FILE", help="write the solution (.npz archive)")
@@ -121,7 +122,7 @@ def solve_command(args: argparse.Namespace) -> int:
     print_robot(args, problem)
     print(f"solving {args.name} (nx = {problem.nx}, nu = {problem.nu}, N = {problem.N}, {transcription or problem.default_transcription})", flush=True)
     try:
-        solution = solve(problem, settings, warm_start=warm)
+        solution = solve(problem, settings, warm_start=warm, check=args.check)
     except ValueError as err:
         raise UsageError(command_line_hints(str(err))) from None
     print()

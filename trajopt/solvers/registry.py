@@ -54,7 +54,7 @@ def build_solver(problem: Problem, settings: SolverSettings | Transcription | st
     return solver_class(chosen.solver)(problem, chosen)
 
 
-def solve(problem: Problem, settings: SolverSettings | Transcription | str | None = None, warm_start: Optional[Solution] = None, **overrides: Any) -> Solution:
+def solve(problem: Problem, settings: SolverSettings | Transcription | str | None = None, warm_start: Optional[Solution] = None, check: bool = True, **overrides: Any) -> Solution:
     """Transcribe ``problem`` into a nonlinear program and solve it; return a :class:`~trajopt.Solution`.
 
     ``settings`` (:class:`~trajopt.solvers.settings.SolverSettings`; a transcription or its name
@@ -69,9 +69,18 @@ def solve(problem: Problem, settings: SolverSettings | Transcription | str | Non
     ``warm_start``: a previous :class:`~trajopt.Solution`: its primal-dual point when it matches
     the new NLP's layout, else its trajectory re-sampled at the new knots.
 
+    ``check``: first test the states the problem fixes (``x0``, the goal, knots pinned by their
+    bounds) against its bounds and control-free constraints (:meth:`~trajopt.Problem.check`); a
+    violation raises :class:`~trajopt.problem_check.InfeasibleProblem` (a ``ValueError``) naming
+    it, before anything is built. ``check=False`` solves from an infeasible start on purpose.
+
     A failed solve does not raise: the solution carries the backend's status, ``success = False``
     and the last iterate. Bad arguments raise ``ValueError`` naming the argument (unknown backend
     options before anything is built); Ctrl-C raises
     :class:`~trajopt.solvers.interrupt.SolveInterrupted` holding the last iterate.
     """
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
+    if check:
+        problem.check()
     return build_solver(problem, settings, **overrides).solve(warm_start=warm_start)
