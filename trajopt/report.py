@@ -1,7 +1,9 @@
 """A text report of a :class:`~trajopt.Solution` for the terminal (``trajopt solve`` prints it).
 
 :func:`solution_report` gives one screen: the solver's result (status,
-iterations, objective, largest constraint violation and where it occurs),
+iterations, objective, largest constraint violation and where it occurs:
+its knot, and the bound or constraint by name with its value; a failed
+solve's first line names it too),
 the wall times (problem build, solve split into function evaluations and
 IPOPT's own work), the robot as loaded (total mass, bodies and links, for a
 multibody model) and the trajectory's start and end, described according to
@@ -104,13 +106,14 @@ def solution_report(solution: Solution) -> str:
     state). The trajectory part needs the solution's problem attached."""
     problem = solution.problem
     worst = int(np.argmax(solution.knot_violation)) if solution.knot_violation.size else 0
-    lines = [f"{solution.problem_name or 'problem'}: {solution.status} ({'success' if solution.success else 'FAILED'})"]
+    outcome = "success" if solution.success else "FAILED" + (f"; most violated: {solution.worst_violation}" if solution.worst_violation else "")
+    lines = [f"{solution.problem_name or 'problem'}: {solution.status} ({outcome})"]
     lines += _rows(
         [
             ("transcription", f"{solution.transcription}, N = {solution.N} knots, tf = {solution.tf:.4g} s"),
             ("iterations", str(solution.iterations)),
             ("objective", f"{solution.objective:.8g}"),
-            ("max violation", f"{solution.max_violation:.2e} (largest at knot {worst}, t = {solution.times[worst]:.4g} s)"),
+            ("max violation", f"{solution.max_violation:.2e} (largest at knot {worst}, t = {solution.times[worst]:.4g} s{': ' + solution.worst_violation if solution.worst_violation else ''})"),
             ("build time", f"{solution.build_time:.3f} s"),
             ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s solver"),
         ]

@@ -59,7 +59,8 @@ class Solution:
     ``solver_time = solve_time - eval_time`` the solver's own work (IPOPT: mostly
     MUMPS; fatrop: its Riccati recursion).
     ``max_violation`` is the largest bound or constraint violation at the
-    returned point and ``knot_violation`` (N,) its largest value per knot.
+    returned point, ``knot_violation`` (N,) its largest value per knot and
+    ``worst_violation`` where the largest is, in words.
     """
 
     times: np.ndarray
@@ -86,6 +87,9 @@ class Solution:
     problem_recipe: Dict[str, Any] = field(default_factory=dict)
     #: the model it was solved on, as :func:`model_name` gives it (``""`` for files of older versions)
     model_name: str = ""
+    #: where ``max_violation`` is attained, in words (:func:`trajopt.violations.worst_violation`): the bound or
+    #: constraint, its knot, value and bound; ``""`` when nothing is violated or the point was not checked
+    worst_violation: str = ""
     problem: Any = field(default=None, repr=False, compare=False)
     _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
     #: what the solve read of the problem (``p``, ``bounds``), for a later check of the violations

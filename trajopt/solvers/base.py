@@ -39,6 +39,7 @@ from ..nlp import NLP
 from ..problem import Problem
 from ..solution import Solution
 from ..transcription import Transcription
+from ..violations import worst_violation
 from .blas import single_threaded_casadi_blas
 from .derivatives import FIRST_KNOT, LAG_GRAD, available_cores, first_knot_rows, stagewise_nlp
 from .interrupt import SolveInterrupted, watch_interrupts
@@ -396,11 +397,12 @@ class NlpSolver(ABC):
         return self._run(point, args)
 
     def check(self, solution: Solution) -> np.ndarray:
-        """Fill ``solution``'s ``max_violation`` and ``knot_violation`` (left NaN by ``feedback(check=False)``),
+        """Fill ``solution``'s ``max_violation``, ``knot_violation`` and ``worst_violation`` (left unset by ``feedback(check=False)``),
         with the data its solve read; returns the constraint values ``g`` (n_g,) at its point."""
         data = self._solve_data(solution)
         g = self._constraints(solution.primal, data["p"])
         solution.max_violation, solution.knot_violation = self.nlp.violation(solution.primal, g, data["bounds"])
+        solution.worst_violation = worst_violation(self.nlp, solution.primal, g, data["bounds"])
         return g
 
     def first_knot_violation(self, solution: Solution, g: Optional[np.ndarray] = None) -> float:
@@ -447,7 +449,11 @@ class NlpSolver(ABC):
     def _solution(self, run: Dict[str, Any], totals: Dict[str, float], check: bool = True) -> Solution:
         """The :class:`~trajopt.Solution` of a run (violations checked here, on the returned point, unless not ``check``)."""
         nlp, w = self.nlp, run["w"]
-        max_violation, knot_violation = self.nlp.violation(w, self._constraints(w, run["data"]["p"]), run["data"]["bounds"]) if check else (float("nan"), np.full(self.problem.N, np.nan))
+        if check:
+            g = self._constraints(w, run["data"]["p"])
+            (max_violation, knot_violation), worst = self.nlp.violation(w, g, run["data"]["bounds"]), worst_violation(nlp, w, g, run["data"]["bounds"])
+        else:
+            max_violation, knot_violation, worst = float("nan"), np.full(self.problem.N, np.nan), ""
         traj = nlp.unpack(nlp.normalized(w))
         solution = Solution(
             times=self.problem.times(traj.tf),
@@ -464,6 +470,7 @@ class NlpSolver(ABC):
             build_time=self.build_time,
             max_violation=max_violation,
             knot_violation=knot_violation,
+            worst_violation=worst,
             transcription=nlp.transcription.name,
             intervals=traj.intervals,
             primal=w,
