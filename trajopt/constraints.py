@@ -124,14 +124,21 @@ class ResolvedConstraint:
         return (self.over_intervals, self.stages.tolist(), self.size, self.params.shape, self.fractions, self.midpoints)
 
     def midpoint_data(self) -> tuple:
+        """``(intervals (M,), lower (M, nc), upper (M, nc), params (M, np))`` at the collocation points:
+        :meth:`between_knots_data` with ``midpoints`` at knots, else empty (over intervals the interior
+        points are rows of the interval's own, :meth:`bounds`)."""
+        if self.midpoints and not self.over_intervals:
+            return self.between_knots_data()
+        return self.stages[:0], self.lower[:0], self.upper[:0], self.params[:0]
+
+    def between_knots_data(self) -> tuple:
         """``(intervals (M,), lower (M, nc), upper (M, nc), params (M, np))`` between consecutive knots.
 
         Interval ``k`` is included when ``k`` and ``k + 1`` are both constrained;
         its bounds are the hull of the two knots' bounds and its parameters
-        their mean. Empty unless ``midpoints`` at knots (over intervals the
-        interior points are rows of the interval's own, :meth:`bounds`).
+        their mean. Empty over intervals.
         """
-        j = np.nonzero(np.diff(self.stages) == 1)[0] if self.midpoints and not self.over_intervals else np.zeros(0, dtype=int)
+        j = np.nonzero(np.diff(self.stages) == 1)[0] if not self.over_intervals else np.zeros(0, dtype=int)
         lower = np.minimum(self.lower[j], self.lower[j + 1])
         upper = np.maximum(self.upper[j], self.upper[j + 1])
         return self.stages[j], lower, upper, 0.5 * (self.params[j] + self.params[j + 1])

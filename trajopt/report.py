@@ -3,7 +3,9 @@
 :func:`solution_report` gives one screen: the solver's result (status,
 iterations, objective, largest constraint violation and where it occurs:
 its knot, and the bound or constraint by name with its value; a failed
-solve's first line names it too),
+solve's first line names it too), the same between the knots and the
+replay gap of the dynamics (:mod:`trajopt.between_knots`, with a warning
+line at the end when either is large),
 the wall times (problem build, solve split into function evaluations and
 IPOPT's own work), the robot as loaded (total mass, bodies and links, for a
 multibody model) and the trajectory's start and end, described according to
@@ -28,6 +30,7 @@ from lie import quat_to_euler_zyx
 from models.multibody_model import BASE_POS, BASE_QUAT, MultibodyModel
 from models.rigid_body import RigidBody
 
+from .between_knots import check_between_knots
 from .legged import LeggedProblem
 from .solution import Solution
 
@@ -118,6 +121,17 @@ def solution_report(solution: Solution) -> str:
             ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s solver"),
         ]
     )
+    warnings = []
+    if problem is not None:
+        between = check_between_knots(solution)
+        where = f" ({between.worst})" if between.worst else ""
+        lines += _rows(
+            [
+                ("between knots", f"max violation {between.violation:.2e} at {between.points} points per interval{where}"),
+                ("replay gap", f"{between.gap:.2e} at most per interval (interval {between.gap_interval}; RK4 at h/{between.substeps} under the interpolated controls)"),
+            ]
+        )
+        warnings = between.warnings()
     robot = robot_of(problem.model) if problem is not None else None
     if robot is not None:
         lines += _rows([("robot", robot.summary())])
@@ -127,4 +141,4 @@ def solution_report(solution: Solution) -> str:
         lines += _rigid_body_lines(solution, problem.model)
     else:
         lines += _generic_lines(solution, problem)
-    return "\n".join(lines)
+    return "\n".join(lines + warnings)
