@@ -49,6 +49,7 @@ from .model import COMPILED, fill_out  # noqa: F401  (COMPILED: re-exported, the
 from .multibody import RigidBodyTree
 from .multibody.ltl import dof_parents, ltl_factor, ltl_solve
 from .orders import change_order, change_orders, generate_conversions, standard_orders
+from .locked_joints import LockedJoints, lock_joints, srdf_pose
 from .robot_data import load_pinocchio_model, read_urdf_limits
 
 #: Slices of the floating-base configuration and of its tangent.
@@ -137,13 +138,37 @@ class MultibodyModel(LieGroupModel):
         self.conversions = generate_conversions(self.orders)
 
     @classmethod
-    def from_urdf(cls, urdf_path: Union[str, Path], floating: bool = True, **kwargs: Any) -> "MultibodyModel":
+    def from_urdf(
+        cls,
+        urdf_path: Union[str, Path],
+        floating: bool = True,
+        locked_joints: LockedJoints = (),
+        srdf: Union[str, Path, None] = None,
+        pose: Optional[str] = None,
+        **kwargs: Any,
+    ) -> "MultibodyModel":
         """Load a URDF (free-flyer root when ``floating``) and wrap it.
 
-        Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for
-        one pinocchio cannot parse. ``kwargs`` go to the constructor.
+        ``locked_joints``: joints welded at a position (:func:`models.locked_joints.lock_joints`):
+        names, locked at the SRDF file ``srdf``'s pose ``pose`` when both are given (else at
+        their neutral position), or a mapping of names to positions. A model with locked joints
+        has no ``"mujoco"`` order and no ``urdf_path`` (the file describes the whole robot).
+        Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for one pinocchio
+        cannot parse, an unknown joint or pose. ``kwargs`` go to the constructor.
         """
-        return cls(load_pinocchio_model(urdf_path, floating=floating), urdf_path=str(urdf_path), **kwargs)
+        pin_model = load_pinocchio_model(urdf_path, floating=floating)
+        if (srdf is None) != (pose is None):
+            raise ValueError(f"srdf, pose: give both (the SRDF file and the name of one of its poses) or neither, got srdf={srdf!r}, pose={pose!r}")
+        if locked_joints:
+            reference = srdf_pose(pin_model, srdf, pose) if srdf is not None else None
+            return cls(lock_joints(pin_model, locked_joints, reference), urdf_path=None, **kwargs)
+        return cls(pin_model, urdf_path=str(urdf_path), **kwargs)
+
+    def srdf_state(self, srdf: Union[str, Path], pose: str) -> np.ndarray:
+        """The state (nx,) at the SRDF file ``srdf``'s pose ``pose`` (:func:`models.locked_joints.srdf_pose`),
+        at rest, in the nominal order."""
+        q = srdf_pose(self.pin_model, srdf, pose)
+        return np.concatenate([self.change_order(q, "pinocchio", "nominal"), np.zeros(self.nv)])
 
     # ---------------------------------------------------------------- orders
     def change_order(self, value: Any, from_: str, to: str, axis: Optional[int] = None, out: Optional[np.ndarray] = None, kind: Optional[str] = None) -> np.ndarray:

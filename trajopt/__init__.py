@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from .constraints import Constraint, GoalConstraint
 from .costs import Cost, FunctionCost, FunctionTerminalCost, QuadraticCost, QuadraticTerminalCost, RunningCost, TerminalCost
+from .frame_targets import frame_target, frame_target_cost
 from .interval_constraints import IntervalConstraint
 from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
 from .nlp import NLP
@@ -61,6 +62,8 @@ __all__ = [
     "Transcription",
     "Trapezoidal",
     "WARM_START_OPTIONS",
+    "frame_target",
+    "frame_target_cost",
     "get_integrator",
     "get_transcription",
     "solve",

@@ -66,6 +66,13 @@ def solve(problem: Problem, settings: SolverSettings | Transcription | str | Non
     ``solver``, ``compile``, ``hessian`` and ``chart`` left at ``None`` take the problem's
     :attr:`~trajopt.Problem.solve_defaults`, else ``"ipopt"``, ``False``, ``"exact"`` and ``False``.
 
+    ``compile=True`` generates C for the NLP's stage functions and compiles it on the first solve
+    of a problem (seconds for a small model, minutes for a robot's whole-body dynamics: a status line
+    on stderr counts the functions), then loads the libraries from a cache on disk in every later
+    solve and process: ``$TRAJOPT_CACHE`` when set, else ``$XDG_CACHE_HOME/trajopt``, else
+    ``~/.cache/trajopt`` (:mod:`models.compiled`; the guide's page on running many solves at once).
+    Without a compiler the functions stay on CasADi's virtual machine, with the same results.
+
     ``warm_start``: a previous :class:`~trajopt.Solution`: its primal-dual point when it matches
     the new NLP's layout, else its trajectory re-sampled at the new knots.
 
