@@ -33,6 +33,7 @@ from lie import _backend as B
 from .joint_limits import fix_joint_limits, wrap_into_limits
 from .leg_ik import knee_direction, leg_end_positions, legs_from_feet, nearest_ik, quadruped_ik
 from .multibody_model import BASE_NQ, BASE_NV, BASE_POS, BASE_QUAT, MultibodyModel, check_model, frame_names
+from .payload import add_payload, base_link
 from . import quadruped
 from .quadruped import LEG_ROLES, NotAQuadrupedError, find_feet, leg_roles, order_feet
 from .robot_data import load_pinocchio_model, urdf_path
@@ -146,6 +147,7 @@ class LeggedRobot(MultibodyModel):
         standing_height: Optional[float] = None,
         knees: Union[None, str, Sequence[str]] = None,
         name: Optional[str] = None,
+        payload: float = 0.0,
     ) -> "LeggedRobot":
         """A quadruped from a URDF file (free-flyer root), standing from its kinematics.
 
@@ -154,12 +156,13 @@ class LeggedRobot(MultibodyModel):
         ends and contact points in the order front-left, front-right,
         hind-left, hind-right. ``standing_height``: base height (m), default
         :func:`models.quadruped.standing_height`. ``knees``: see the class.
-        ``name``: default the file's stem. Raises
+        ``name``: default the file's stem. ``payload``: kg carried at the
+        base's centre of mass (:func:`models.payload.add_payload`). Raises
         :class:`models.quadruped.NotAQuadrupedError` (a ``ValueError``) when
         the model is not a quadruped with 3-joint legs, ``FileNotFoundError``
         for a missing file.
         """
-        model = load_pinocchio_model(urdf_path)
+        model = with_base_payload(load_pinocchio_model(urdf_path), payload)
         feet = find_feet(model) if feet is None else order_feet(model, feet)
         if standing_height is None:
             standing_height = quadruped.standing_height(legs_from_feet(model, feet))
@@ -307,6 +310,12 @@ def _model_name(text: str) -> str:
     return name if name[:1].isalpha() else f"robot_{name}"
 
 
+def with_base_payload(pin_model: Any, mass: float) -> Any:
+    """``pin_model`` carrying ``mass`` kg at its base body's centre of mass (a copy; itself when ``mass`` is 0)."""
+    mass = B.real(mass, "payload", lower=0.0)
+    return add_payload(pin_model, base_link(pin_model), mass) if mass else pin_model
+
+
 def scaled_effort_limits(pin_model: Any, scale: float) -> Any:
     """``pin_model`` with its joint effort (torque) limits times ``scale`` (> 0), in place:
     a weaker robot for studies in which the limits bind (e.g. a constrained trot)."""
@@ -316,18 +325,18 @@ def scaled_effort_limits(pin_model: Any, scale: float) -> Any:
 
 
 class Go1(LeggedRobot):
-    """Unitree Go1 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet."""
+    """Unitree Go1 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet; ``payload`` kg on its trunk (:func:`with_base_payload`)."""
 
-    def __init__(self, mu: float = 0.3, standing_height: float = 0.27, torque_scale: float = 1.0) -> None:
+    def __init__(self, mu: float = 0.3, standing_height: float = 0.27, torque_scale: float = 1.0, payload: float = 0.0) -> None:
         path = urdf_path("go1")
-        model = scaled_effort_limits(load_pinocchio_model(path), torque_scale)
+        model = scaled_effort_limits(with_base_payload(load_pinocchio_model(path), payload), torque_scale)
         super().__init__(model, UNITREE_FEET, mu=mu, standing_height=standing_height, name="go1", urdf_path=str(path))
 
 
 class Go2(LeggedRobot):
-    """Unitree Go2 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet."""
+    """Unitree Go2 (example-robot-data URDF): nq 19, nv 18, nu 12, 4 feet; ``payload`` kg on its trunk (:func:`with_base_payload`)."""
 
-    def __init__(self, mu: float = 0.3, standing_height: float = 0.27, torque_scale: float = 1.0) -> None:
+    def __init__(self, mu: float = 0.3, standing_height: float = 0.27, torque_scale: float = 1.0, payload: float = 0.0) -> None:
         path = urdf_path("go2")
-        model = scaled_effort_limits(load_pinocchio_model(path), torque_scale)
+        model = scaled_effort_limits(with_base_payload(load_pinocchio_model(path), payload), torque_scale)
         super().__init__(model, UNITREE_FEET, mu=mu, standing_height=standing_height, name="go2", urdf_path=str(path))

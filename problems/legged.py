@@ -5,7 +5,10 @@ for the constraints and cost) solved with trapezoidal collocation by default.
 The periodic gaits take ``N`` (knots) as an alternative to ``dt``, and
 ``periodic=True`` (off by default) to end with the joint angles and all
 velocities they start with, so that the plan can be repeated cycle after
-cycle (:func:`trajopt.mujoco.track` with ``cycles``). Defaults:
+cycle (:func:`trajopt.mujoco.track` with ``cycles``). Every factory takes
+``payload`` (kg, default 0): a load carried at the trunk's centre of mass
+(:func:`models.legged.with_base_payload`; ``-p payload=10`` on the command
+line). Defaults:
 
 - ``go1-trot``: the gait crocoddyl is compared on: one cycle of 30 intervals of
   0.02 s (2 support knots, 13 knots with the FR+RL pair swinging, 2 support
@@ -42,6 +45,7 @@ def _periodic_gait(robot, name: str, step: float, apex: float, cycles: int, dt: 
 def go1_trot(
     step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6,
     formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, torque_scale: float = 1.0,
+    payload: float = 0.0,
 ) -> LeggedProblem:  # fmt: skip
     """Go1 trot: diagonal leg pairs alternate, the base moving 0.15 m forward in a 0.6 s cycle.
 
@@ -53,26 +57,26 @@ def go1_trot(
     ``torque_scale`` scales the URDF torque limits (the constrained trot of
     ``bench/go1_trot.py``: mu 0.3, 0.6). Returns a
     :class:`trajopt.legged.LeggedProblem`."""
-    return _periodic_gait(Go1(mu=mu, torque_scale=torque_scale), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
+    return _periodic_gait(Go1(mu=mu, torque_scale=torque_scale, payload=payload), "trot", step, apex, cycles, dt, period, formulation, friction, "go1-trot", N, periodic)
 
 
 @register("go1-pace")
-def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
+def go1_pace(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Go1 pace: lateral leg pairs alternate."""
-    return _periodic_gait(Go1(mu=mu), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace", N, periodic)
+    return _periodic_gait(Go1(mu=mu, payload=payload), "pace", step, apex, cycles, dt, period, formulation, friction, "go1-pace", N, periodic)
 
 
 @register("go1-bound")
-def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
+def go1_bound(step: float = 0.1, apex: float = 0.06, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Go1 bound: the front pair, then the hind pair."""
-    return _periodic_gait(Go1(mu=mu), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N, periodic)
+    return _periodic_gait(Go1(mu=mu, payload=payload), "bound", step, apex, cycles, dt, period, formulation, friction, "go1-bound", N, periodic)
 
 
 @register("go1-stand")
-def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Go1 standing still on four feet over the horizon (the balance task of ``trajopt mpc go1-stand``)."""
     schedule = gait("stand", dt=dt, period=duration)
-    return LeggedProblem(Go1(mu=mu), schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, formulation=formulation, friction=friction, name="go1-stand")
+    return LeggedProblem(Go1(mu=mu, payload=payload), schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, formulation=formulation, friction=friction, name="go1-stand")
 
 
 #: Control-rate weight of the jumps with collocated controls (``formulation`` "inverse" or "forward").
@@ -80,7 +84,7 @@ JUMP_CONTROL_RATE = 1e-5
 
 
 @register("go1-jump")
-def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None) -> LeggedProblem:
+def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None, payload: float = 0.0) -> LeggedProblem:
     """Go1 forward jump of 0.2 m: crouch and push-off, flight, landing.
 
     ``length`` is the jump's length (m), ``knots`` the knot counts of the
@@ -93,7 +97,7 @@ def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float
     realizable between knots; the contact formulation holds each torque over
     its interval and takes none. The guess follows a ballistic base path
     (:mod:`trajopt.legged.base_path`); IPOPT runs with the legged problems' options."""
-    return _jump(Go1(mu=mu), length, apex, dt, knots, formulation, friction, control_rate, "go1-jump")
+    return _jump(Go1(mu=mu, payload=payload), length, apex, dt, knots, formulation, friction, control_rate, "go1-jump")
 
 
 def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: Optional[float], problem_name: str) -> LeggedProblem:
@@ -109,6 +113,6 @@ def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], fo
 
 
 @register("go2-trot")
-def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False) -> LeggedProblem:
+def go2_trot(step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, formulation: str = "inverse", friction: str = "pyramid", N: Optional[int] = None, periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Go2 trot with go1-trot's gait."""
-    return _periodic_gait(Go2(mu=mu), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot", N, periodic)
+    return _periodic_gait(Go2(mu=mu, payload=payload), "trot", step, apex, cycles, dt, period, formulation, friction, "go2-trot", N, periodic)

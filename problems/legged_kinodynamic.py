@@ -20,10 +20,10 @@ from .registry import register
 
 @register("go1-trot-kinodynamic")
 def go1_trot_kinodynamic(
-    step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, friction: str = "pyramid", formulation: str = "inverse"
+    step: float = 0.15, apex: float = 0.08, mu: float = 0.7, cycles: int = 1, dt: float = 0.02, period: float = 0.6, friction: str = "pyramid", formulation: str = "inverse", payload: float = 0.0
 ) -> KinodynamicProblem:
     """Go1 trot with go1-trot's gait on the floating-base (kinodynamic) model.
 
     ``step`` is the base displacement per cycle (m)."""
     schedule = gait("trot", dt=dt, period=period, cycles=cycles)
-    return KinodynamicProblem(Go1(mu=mu), schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, friction=friction, formulation=formulation, name="go1-trot-kinodynamic")
+    return KinodynamicProblem(Go1(mu=mu, payload=payload), schedule, displacement=(step * cycles, 0.0, 0.0), swing_apex=apex, friction=friction, formulation=formulation, name="go1-trot-kinodynamic")

@@ -13,7 +13,9 @@ The gait's step (base displacement per cycle), swing apex, period and knot
 spacing default to the Go1 problems' values (:mod:`problems.legged`) carried
 to the robot's leg length by :class:`trajopt.legged.scaling.GaitScale`
 (lengths times ``s = L / 0.426 m``, times times ``sqrt(s)``); a period is
-always :data:`KNOTS_PER_PERIOD` intervals unless ``N`` says otherwise. On the
+always :data:`KNOTS_PER_PERIOD` intervals unless ``N`` says otherwise. The
+periodic templates take ``periodic=True`` as the Go1 gaits do (:mod:`problems.legged`),
+and every template ``payload`` (kg at the base's centre of mass). On the
 Go1, ``trot`` is ``go1-trot`` and ``jump`` is ``go1-jump``.
 """
 from __future__ import annotations
@@ -46,10 +48,11 @@ DEFAULT_ROBOT = "go1"
 Feet = Union[None, str, Sequence[str]]
 
 
-def quadruped(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, mu: float = 0.7) -> LeggedRobot:
+def quadruped(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, mu: float = 0.7, payload: float = 0.0) -> LeggedRobot:
     """The :class:`models.LeggedRobot` named ``robot`` in example-robot-data (default go1), or loaded from ``urdf``.
 
     ``feet``: four foot frames as a list or one comma-separated string.
+    ``payload``: kg carried at the base's centre of mass (:func:`models.legged.with_base_payload`).
     Raises ``ValueError`` when both ``robot`` and ``urdf`` are given, for an
     unknown name or a model that is not a quadruped with 3-joint legs, and
     ``FileNotFoundError`` for a missing file.
@@ -59,52 +62,52 @@ def quadruped(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Fee
     if isinstance(feet, str):
         feet = [name.strip() for name in feet.split(",")]
     if urdf is not None:
-        return LeggedRobot.from_urdf(urdf, feet, mu=mu, knees=knees)
+        return LeggedRobot.from_urdf(urdf, feet, mu=mu, knees=knees, payload=payload)
     robot = DEFAULT_ROBOT if robot is None else robot
     if robot not in KNOWN_ROBOTS and robot not in installed_urdfs():
         names = ", ".join(name for quad in installed_quadrupeds() for name in quad.names)
         raise ValueError(f"robot: unknown robot {robot!r}; the quadrupeds of example-robot-data are {names} (`trajopt list --robots`)")
-    return LeggedRobot.from_robot_data(robot, feet, mu=mu, knees=knees)
+    return LeggedRobot.from_robot_data(robot, feet, mu=mu, knees=knees, payload=payload)
 
 
-def _template(gait: str, robot: Optional[str], urdf: Optional[str], feet: Feet, knees: Optional[str], step: Optional[float], apex: Optional[float], mu: float, cycles: int, period: Optional[float], N: Optional[int], formulation: str, friction: str) -> LeggedProblem:
+def _template(gait: str, robot: Optional[str], urdf: Optional[str], feet: Feet, knees: Optional[str], step: Optional[float], apex: Optional[float], mu: float, cycles: int, period: Optional[float], N: Optional[int], formulation: str, friction: str, periodic: bool, payload: float) -> LeggedProblem:
     """A periodic gait on the robot, its unset dimensions scaled from :data:`GO1_GAITS`."""
-    model = quadruped(robot, urdf, feet, knees, mu)
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
     scale, go1 = GaitScale.of(model), GO1_GAITS[gait]
     step = scale.distance(go1["step"]) if step is None else step
     apex = scale.distance(go1["apex"]) if apex is None else apex
     period = scale.duration(go1["period"]) if period is None else period
-    return _periodic_gait(model, gait, step, apex, cycles, period / KNOTS_PER_PERIOD, period, formulation, friction, f"{model.name}-{gait}", N)
+    return _periodic_gait(model, gait, step, apex, cycles, period / KNOTS_PER_PERIOD, period, formulation, friction, f"{model.name}-{gait}", N, periodic)
 
 
 @register("trot")
-def trot(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def trot(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid", periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Trot of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): diagonal pairs alternate; go1-trot scaled to its legs."""
-    return _template("trot", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction)
+    return _template("trot", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction, periodic, payload)
 
 
 @register("pace")
-def pace(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def pace(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid", periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Pace of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): lateral pairs alternate; go1-pace scaled to its legs."""
-    return _template("pace", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction)
+    return _template("pace", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction, periodic, payload)
 
 
 @register("bound")
-def bound(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def bound(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid", periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Bound of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): front pair, then hind pair; go1-bound scaled to its legs."""
-    return _template("bound", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction)
+    return _template("bound", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction, periodic, payload)
 
 
 @register("pronk")
-def pronk(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def pronk(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid", periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Pronk of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): all four feet together, half the period in flight."""
-    return _template("pronk", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction)
+    return _template("pronk", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction, periodic, payload)
 
 
 @register("jump")
-def jump(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None) -> LeggedProblem:
+def jump(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None, payload: float = 0.0) -> LeggedProblem:
     """Forward jump of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-jump scaled to its legs."""
-    model = quadruped(robot, urdf, feet, knees, mu)
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
     scale = GaitScale.of(model)
     length = scale.distance(GO1_JUMP["length"]) if length is None else length
     apex = scale.distance(GO1_JUMP["apex"]) if apex is None else apex

@@ -5,7 +5,8 @@ footholds on the terrain's foot regions, friction about the local normal,
 swinging feet ``clearance`` above the terrain at the knots and at 10 points
 inside every interval, base height and tilt referred to the terrain
 (:mod:`trajopt.legged.terrain_constraints`). The robot starts standing on the
-terrain at the origin, facing ``+x``. Defaults on the Go1:
+terrain at the origin, facing ``+x``; ``payload`` (kg, default 0) loads its
+trunk as in :mod:`problems.legged`. Defaults on the Go1:
 
 - ``go1-slope``: two trot cycles (go1-trot's timing) up a 15 deg slope,
   0.15 m forward per cycle.
@@ -173,53 +174,53 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
 
 # ------------------------------------------------------------------ the Go1 problems
 @register("go1-slope")
-def go1_slope(angle: float = 15.0, step: float = 0.15, apex: float = 0.08, cycles: int = 2, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_slope(angle: float = 15.0, step: float = 0.15, apex: float = 0.08, cycles: int = 2, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Go1 trot up a 15 deg slope, two cycles of 0.15 m; angle in degrees, step in m per cycle."""
-    return slope_problem(Go1(mu=mu), angle, step, apex, cycles, period, clearance, formulation, friction, "go1-slope")
+    return slope_problem(Go1(mu=mu, payload=payload), angle, step, apex, cycles, period, clearance, formulation, friction, "go1-slope")
 
 
 @register("go1-stairs")
-def go1_stairs(rise: float = 0.08, run: float = 0.25, count: int = 3, down: bool = False, apex: float = 0.08, cycles: Optional[int] = None, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_stairs(rise: float = 0.08, run: float = 0.25, count: int = 3, down: bool = False, apex: float = 0.08, cycles: Optional[int] = None, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Go1 trot up three stairs of 8 cm rise and 25 cm run, one tread per cycle; down=true walks down them."""
-    return stairs_problem(Go1(mu=mu), rise, run, count, down, apex, cycles, period, clearance, formulation, friction, "go1-stairs")
+    return stairs_problem(Go1(mu=mu, payload=payload), rise, run, count, down, apex, cycles, period, clearance, formulation, friction, "go1-stairs")
 
 
 @register("go1-stones")
-def go1_stones(size: float = 0.1, gap: float = 0.1, apex: float = 0.08, cycles: int = 2, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_stones(size: float = 0.1, gap: float = 0.1, apex: float = 0.08, cycles: int = 2, mu: float = 0.7, period: float = 0.6, clearance: float = 0.02, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Go1 trot over lanes of 10 cm square stepping stones 10 cm apart, feet on the stones only."""
-    return stones_problem(Go1(mu=mu), size, gap, apex, cycles, period, clearance, formulation, friction, "go1-stones")
+    return stones_problem(Go1(mu=mu, payload=payload), size, gap, apex, cycles, period, clearance, formulation, friction, "go1-stones")
 
 
 @register("go1-gap")
-def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Go1 jump across a 20 cm gap, every foot landing 5 cm past the far edge unless a length is given; ends at rest."""
-    return gap_problem(Go1(mu=mu), width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, "go1-gap")
+    return gap_problem(Go1(mu=mu, payload=payload), width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, "go1-gap")
 
 
 # ------------------------------------------------------------------ any quadruped
 @register("slope")
-def slope(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, angle: Optional[float] = None, step: Optional[float] = None, apex: Optional[float] = None, cycles: Optional[int] = None, mu: float = 0.7, period: Optional[float] = None, clearance: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def slope(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, angle: Optional[float] = None, step: Optional[float] = None, apex: Optional[float] = None, cycles: Optional[int] = None, mu: float = 0.7, period: Optional[float] = None, clearance: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Trot up a slope for any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-slope scaled to its legs."""
-    model = quadruped(robot, urdf, feet, knees, mu)
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
     return slope_problem(model, angle, step, apex, cycles, period, clearance, formulation, friction, f"{model.name}-slope")
 
 
 @register("stairs")
-def stairs(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, rise: Optional[float] = None, run: Optional[float] = None, count: int = 3, down: bool = False, apex: Optional[float] = None, cycles: Optional[int] = None, mu: float = 0.7, period: Optional[float] = None, clearance: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def stairs(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, rise: Optional[float] = None, run: Optional[float] = None, count: int = 3, down: bool = False, apex: Optional[float] = None, cycles: Optional[int] = None, mu: float = 0.7, period: Optional[float] = None, clearance: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Trot up stairs for any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-stairs scaled to its legs."""
-    model = quadruped(robot, urdf, feet, knees, mu)
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
     return stairs_problem(model, rise, run, count, down, apex, cycles, period, clearance, formulation, friction, f"{model.name}-stairs")
 
 
 @register("stones")
-def stones(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, size: Optional[float] = None, gap: Optional[float] = None, apex: Optional[float] = None, cycles: Optional[int] = None, mu: float = 0.7, period: Optional[float] = None, clearance: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def stones(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, size: Optional[float] = None, gap: Optional[float] = None, apex: Optional[float] = None, cycles: Optional[int] = None, mu: float = 0.7, period: Optional[float] = None, clearance: Optional[float] = None, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Trot over stepping stones for any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-stones scaled to its legs."""
-    model = quadruped(robot, urdf, feet, knees, mu)
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
     return stones_problem(model, size, gap, apex, cycles, period, clearance, formulation, friction, f"{model.name}-stones")
 
 
 @register("gap")
-def gap(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, width: Optional[float] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), clearance: Optional[float] = None, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid") -> LeggedProblem:
+def gap(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, width: Optional[float] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), clearance: Optional[float] = None, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Jump across a gap for any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-gap scaled to its legs."""
-    model = quadruped(robot, urdf, feet, knees, mu)
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
     return gap_problem(model, width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, f"{model.name}-gap")
