@@ -10,6 +10,7 @@ import problems
 from trajopt import solve
 from trajopt.cli import main
 from trajopt.solvers import SqpSolver
+from trajopt.solvers.sqp import FirstQpFailed
 
 SHOOTING = "multiple_shooting_rk4"
 
@@ -64,6 +65,29 @@ def test_swing_ups_from_the_default_guess_are_refused_before_iterating(name):
     assert not found["success"] and found["max_multiplier"] > 1e10  # measured 3.8e12 .. 6.6e16
     with pytest.raises(ValueError, match=r"start: HPIPM cannot solve the QP of the first SQP step \(stopped at its minimum step length"):
         solver.solve()
+
+
+@pytest.mark.parametrize("name", ["pendulum", "acrobot"])
+def test_solve_starts_the_sqp_from_ipopt_when_hpipm_cannot_start(name):
+    """``trajopt.solve(solver="sqp")`` from the same guess: IPOPT first, then the SQP from its solution, which the
+    summary states; the optimum is IPOPT's. With a warm start the refusal stands (the caller chose the start)."""
+    problem = problems.get(name)
+    solution = solve(problem, SHOOTING, solver="sqp")
+    ipopt = solve(problem, SHOOTING)
+    assert solution.success and solution.started_from.startswith(f"IPOPT's solution ({ipopt.iterations} iterations, Solve_Succeeded)")
+    assert "started from IPOPT's solution" in solution.summary()
+    assert abs(solution.objective - ipopt.objective) <= 1e-8 * abs(ipopt.objective)
+    guess = solve(problem, SHOOTING, max_iter=0)
+    with pytest.raises(FirstQpFailed):
+        solve(problem, SHOOTING, solver="sqp", warm_start=guess)
+
+
+def test_a_stalled_sqp_is_not_a_success():
+    """``sqpmethod`` stopping because its step became too small (here made likely by a large ``min_step_size``)
+    before its tolerances hold reports a failure, and says where the point is infeasible."""
+    solution = solve(problems.get("cartpole"), SHOOTING, solver="sqp", options={"min_step_size": 1e-1})
+    assert solution.status == "Search_Direction_Becomes_Too_Small" and not solution.success
+    assert solution.max_violation > 1e-8 and solution.worst_violation
 
 
 @pytest.mark.parametrize("name, key, old, new, most", [("pendulum", "tf", 3.0, 3.2, 10), ("acrobot", "tf", 5.0, 5.3, 15), ("cartpole", "tf", 2.5, 2.7, 120)])

@@ -114,7 +114,7 @@ def solution_report(solution: Solution) -> str:
     lines += _rows(
         [
             ("transcription", f"{solution.transcription}, N = {solution.N} knots, tf = {solution.tf:.4g} s"),
-            ("iterations", str(solution.iterations)),
+            ("iterations", str(solution.iterations) + (f" (started from {solution.started_from})" if solution.started_from else "")),
             ("objective", f"{solution.objective:.8g}"),
             ("max violation", f"{solution.max_violation:.2e} (largest at knot {worst}, t = {solution.times[worst]:.4g} s{': ' + solution.worst_violation if solution.worst_violation else ''})"),
             ("build time", f"{solution.build_time:.3f} s"),

@@ -90,6 +90,9 @@ class Solution:
     #: where ``max_violation`` is attained, in words (:func:`trajopt.violations.worst_violation`): the bound or
     #: constraint, its knot, value and bound; ``""`` when nothing is violated or the point was not checked
     worst_violation: str = ""
+    #: the point the solve started from when it was not the guess the caller gave (:func:`trajopt.solve`: an SQP
+    #: that HPIPM could not start from the guess starts from IPOPT's solution), ``""`` otherwise
+    started_from: str = ""
     problem: Any = field(default=None, repr=False, compare=False)
     _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
     #: what the solve read of the problem (``p``, ``bounds``), for a later check of the violations
@@ -236,12 +239,12 @@ class Solution:
         return f"<Solution {self.summary()}>"
 
     def summary(self) -> str:
-        """One line: status, objective, iterations, times, violation."""
+        """One line: status, objective, iterations, times, violation, and where the solve started when not from the guess."""
         return (
             f"{self.problem_name or 'problem'} [{self.transcription}]: {self.status} "
             f"(J = {self.objective:.6g}, {self.iterations} iterations, {1e3 * self.solve_time:.1f} ms: "
             f"{1e3 * self.eval_time:.1f} ms evaluations + {1e3 * self.solver_time:.1f} ms solver, "
-            f"max violation {self.max_violation:.2e})"
+            f"max violation {self.max_violation:.2e}{'; started from ' + self.started_from if self.started_from else ''})"
         )
 
 

@@ -33,7 +33,7 @@ from .fatrop import FatropSolver
 from .ipopt import IpoptSolver
 from .rti import RtiSolver
 from .settings import SolverSettings, settings_with
-from .sqp import SqpSolver
+from .sqp import FirstQpFailed, SqpSolver
 
 #: The backends by name.
 SOLVERS: Dict[str, Type[NlpSolver]] = {cls.name: cls for cls in (IpoptSolver, FatropSolver, SqpSolver, RtiSolver)}
@@ -81,6 +81,10 @@ def solve(problem: Problem, settings: SolverSettings | Transcription | str | Non
     violation raises :class:`~trajopt.problem_check.InfeasibleProblem` (a ``ValueError``) naming
     it, before anything is built. ``check=False`` solves from an infeasible start on purpose.
 
+    ``solver="sqp"`` from a guess whose first QP HPIPM cannot solve (:class:`~trajopt.solvers.sqp.FirstQpFailed`)
+    and no ``warm_start``: IPOPT solves first, the SQP starts from its solution, and the solution's
+    ``started_from`` says so (its iterations and times are the SQP's).
+
     A failed solve does not raise: the solution carries the backend's status, ``success = False``
     and the last iterate. Bad arguments raise ``ValueError`` naming the argument (unknown backend
     options before anything is built); Ctrl-C raises
@@ -90,4 +94,13 @@ def solve(problem: Problem, settings: SolverSettings | Transcription | str | Non
         raise ValueError(f"problem: expected a trajopt.Problem, got {type(problem).__name__}")
     if check:
         problem.check()
-    return build_solver(problem, settings, **overrides).solve(warm_start=warm_start)
+    solver = build_solver(problem, settings, **overrides)
+    try:
+        return solver.solve(warm_start=warm_start)
+    except FirstQpFailed:
+        if warm_start is not None:
+            raise
+    start = build_solver(problem, solver.settings.replace(solver="ipopt", options={}, nlpsol_options={})).solve()
+    solution = solver.solve(warm_start=start)
+    solution.started_from = f"IPOPT's {'solution' if start.success else 'last iterate'} ({start.iterations} iterations, {start.status}): HPIPM could not solve the first QP from the guess"
+    return solution

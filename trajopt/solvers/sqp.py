@@ -108,6 +108,13 @@ def sqp_functions(nlp: NLP, nlp_function: ca.Function, derivatives: Dict[str, ca
     }
 
 
+class FirstQpFailed(ValueError):
+    """HPIPM cannot solve the QP of the first SQP step from the starting point (:meth:`SqpSolver.first_qp`).
+
+    :func:`trajopt.solve` answers it by solving with IPOPT first and starting the SQP from IPOPT's solution.
+    """
+
+
 #: HPIPM's return codes (``conic.stats()["return_status"]``).
 HPIPM_STATUS = {0: "solved", 1: "stopped at its iteration limit", 2: "stopped at its minimum step length", 3: "NaN in the solution", 4: "inconsistent equality constraints"}
 
@@ -178,15 +185,15 @@ class SqpSolver(NlpSolver):
         return {"success": bool(stats["success"]), "status": HPIPM_STATUS.get(code, f"status {code}"), "iterations": int(stats["iter_count"]), "max_multiplier": float(np.abs(multipliers).max(initial=0.0))}
 
     def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        """:meth:`NlpSolver._run` once HPIPM has solved the first QP from ``point`` (``ValueError`` otherwise)."""
+        """:meth:`NlpSolver._run` once HPIPM has solved the first QP from ``point`` (:class:`FirstQpFailed` otherwise)."""
         qp = self.first_qp(point)
         if not qp["success"]:
-            raise ValueError(
+            raise FirstQpFailed(
                 f"start: HPIPM cannot solve the QP of the first SQP step ({qp['status']} after {qp['iterations']} iterations, "
                 f"multipliers up to {qp['max_multiplier']:.1e}): linearized at the starting point, the problem is infeasible "
                 "(typically an actuator bound against the dynamics and a goal, far from a solution) or not convex, and "
-                "sqpmethod has no fallback with HPIPM. Start near a solution (warm_start, e.g. an IPOPT solution) or use "
-                "solver='ipopt' or 'fatrop'"
+                "sqpmethod has no fallback with HPIPM. Start near a solution (warm_start, e.g. an IPOPT solution; "
+                "trajopt.solve does it when no warm start is given) or use solver='ipopt' or 'fatrop'"
             )
         return super()._run(point, args)
 
