@@ -31,8 +31,9 @@ class RowBlock:
     """Rows of ``g`` computed by one mapped stage function.
 
     ``kind``: "norm", "constraint", "midpoint" (a constraint at interior
-    collocation points), "interval" (an interval constraint), "defect" or
-    "residual"; ``rows`` per column; ``stages`` (K,) the knot (or interval
+    collocation points), "interval" (an interval constraint), "control_hull"
+    (the control's interior Bezier points, bounded by the control bounds),
+    "defect" or "residual"; ``rows`` per column; ``stages`` (K,) the knot (or interval
     start) of each column; ``constraint`` indexes ``NLP.constraints`` (for
     "constraint", "midpoint" and "interval") and ``point`` the
     transcription's interior point (for "constraint" and "midpoint").

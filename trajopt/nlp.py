@@ -119,7 +119,7 @@ class NLP:
         prob = self.problem
         costs = tuple((type(c), c.terminal, c.params(prob.model, prob.N).shape) for c in prob.costs)
         rate = None if prob.control_rate_weight is None else prob.control_rate_weight.tobytes()
-        return (prob.N, prob.free_time, prob.x0 is None, costs, rate)
+        return (prob.N, prob.free_time, prob.x0 is None, costs, rate, prob.control_bounds_between_knots)
 
     def _layout_variables(self) -> None:
         """Stage-wise decision vector ``w`` and the index arrays of its parts."""
@@ -219,6 +219,10 @@ class NLP:
             for j, (xs, us) in enumerate(points if intervals.size else []):
                 Zi = Z[:, intervals.tolist()]
                 blocks.append((c.function.map(len(intervals))(Zi[xs, :], Zi[us, :], columns(p, idx_mid)), RowBlock("midpoint", c.size, intervals, i, j)))
+        self.control_points_fn = self.transcription.control_points(model) if prob.control_bounds_between_knots else None
+        if self.control_points_fn is not None:
+            hull = self.control_points_fn.map(N - 1)(U[:, :-1], Z, U[:, 1:])
+            blocks.append((hull, RowBlock("control_hull", hull.shape[0], np.arange(N - 1))))
         blocks.append((out["defect"], RowBlock("defect", out["defect"].shape[0], np.arange(N - 1))))
         blocks.append((out["residual"], RowBlock("residual", out["residual"].shape[0], np.arange(N - 1))))
         return blocks
@@ -308,6 +312,11 @@ class NLP:
                 _, lower, upper, _ = constraints[b.constraint].midpoint_data()
                 lo.append(lower.ravel())
                 hi.append(upper.ravel())
+            elif b.kind == "control_hull":  # the hull of the interval's knot bounds, for each control point
+                points = b.rows // self.problem.nu
+                cl, cu = self.problem.control_lower, self.problem.control_upper
+                lo.append(np.tile(np.minimum(cl[:-1], cl[1:]), (1, points)).ravel())
+                hi.append(np.tile(np.maximum(cu[:-1], cu[1:]), (1, points)).ravel())
             else:
                 lo.append(np.zeros(b.rows * b.K))
                 hi.append(np.zeros(b.rows * b.K))

@@ -110,6 +110,8 @@ class Problem:
         self.control_lower = per_knot(lb, self.N, self.nu, "model.control_bounds() lower")
         self.control_upper = per_knot(ub, self.N, self.nu, "model.control_bounds() upper")
         self.control_rate_weight: Optional[np.ndarray] = None
+        #: True when the control bounds hold on the transcription's control between knots too (:meth:`bound_controls`)
+        self.control_bounds_between_knots = False
         self._dynamics_params = np.zeros((self.N, model.dynamics_param_dim))
         self._guess_states: Optional[np.ndarray] = None
         self._guess_controls: Optional[np.ndarray] = None
@@ -242,12 +244,18 @@ class Problem:
         self._bound(self.state_lower, self.state_upper, lower, upper, knots, "state bounds")
         return self
 
-    def bound_controls(self, lower: Any = None, upper: Any = None, knots: Any = "all") -> "Problem":
+    def bound_controls(self, lower: Any = None, upper: Any = None, knots: Any = "all", interior: bool = False) -> "Problem":
         """Intersect the control bounds at ``knots`` with ``[lower, upper]`` (scalar, (nu,) or (K, nu)).
 
-        Per-knot arrays express e.g. contact forces that must vanish in swing. Returns ``self``.
+        Per-knot arrays express e.g. contact forces that must vanish in swing.
+        ``interior=True``: every control bound of the problem also holds between knots, on the control
+        the transcription assumes there (Hermite-Simpson's quadratic, whose middle Bezier point then
+        gets the hull of its knots' bounds: :meth:`~trajopt.transcription.Transcription.control_points`;
+        linear and held controls hold them already). It stays on once asked. Returns ``self``.
         """
         self._bound(self.control_lower, self.control_upper, lower, upper, knots, "control bounds")
+        if interior:
+            self.control_bounds_between_knots = True
         return self
 
     # ------------------------------------------------------------ initial guess

@@ -57,6 +57,7 @@ def row_label(nlp: Any, r: int) -> str:
                 "defect": f"the dynamics defect{of} on interval {k}",
                 "residual": f"the transcription's residual{of} on interval {k}",
                 "norm": f"the unit norm of the quaternion{of} at knot {k}",
+                "control_hull": f"the control bound on the interpolant's Bezier point{of} on interval {k}",
             }[block.kind]
         start += size
     raise ValueError(f"r: {r} is not a row of the NLP's {nlp.n_g} constraints")

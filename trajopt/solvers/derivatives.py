@@ -194,6 +194,10 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
             terms.append(StageTerm(c.name, fn_b, var_idx, params, nlp.block_rows(b)))
         elif block.kind == "interval":
             terms += _interval_constraint_terms(nlp, b, knot_state, X_centres)
+        elif block.kind == "control_hull":
+            vh = {"u": sym("u", nu), "z": sym("z", nlp.nz), "u_next": sym("u_next", nu)}
+            fn_b = _term_function("control_hull_term", vh, {}, nlp.control_points_fn(vh["u"], vh["z"], vh["u_next"]), 0)
+            terms.append(StageTerm("control hull", fn_b, np.hstack([nlp.idx_u[:-1], nlp.idx_z, nlp.idx_u[1:]]), ca.MX(0, block.K), nlp.block_rows(b)))
 
     # ---- terminal cost
     vt: Dict[str, Any] = {}

@@ -128,6 +128,13 @@ class Transcription(ABC):
         """The ``casadi.Function`` of the trajectory the scheme assumes inside one interval:
         ``(x_tau, u_tau)`` at ``tau`` seconds after the interval's first knot."""
 
+    def control_points(self, model: Any) -> Optional[ca.Function]:
+        """``(u, z, u_next) -> c`` (nu M,): the interior Bezier control points of the control the scheme
+        assumes inside an interval, or ``None`` when the knots' controls bound it already (linear or held
+        controls, the default). Bounds on ``u``, ``u_next`` and ``c`` hold the whole interpolant: a Bezier
+        curve lies in the convex hull of its control points."""
+        return None
+
     def interval_guess(self, model: Any, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
         """Guess (N - 1, nz) of the interval variables from knot guesses (N, n), (N, nu)."""
         return np.zeros((states.shape[0] - 1, 0))

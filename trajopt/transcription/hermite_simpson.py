@@ -15,6 +15,9 @@ quaternion (``residual``). Running cost by Simpson's rule,
 of the quadratic control with a control-rate weight ``W``. Between knots the state is the cubic Hermite
 interpolant in the chart and the control the quadratic through ``u_k``,
 ``u_m``, ``u_{k+1}``; midpoint bounds are the hull of the two knots' bounds.
+That quadratic can leave the control bounds between its three points; its
+middle Bezier point (:meth:`HermiteSimpson.control_points`), bounded too
+when a problem asks (``bound_controls(..., interior=True)``), keeps it inside.
 """
 from __future__ import annotations
 
@@ -72,6 +75,13 @@ class HermiteSimpson(Transcription):
         u_m = s.z[nx:]
         u = (2 * r - 1) * (r - 1) * s.u + 4 * r * (1 - r) * u_m + r * (2 * r - 1) * s.u_next
         return s.interpolant("hermite_simpson_interpolant", model.apply_dx(s.x, y), u)
+
+    def control_points(self, model: Any) -> ca.Function:
+        """The quadratic control's middle Bezier point ``2 u_m - (u_k + u_{k+1}) / 2`` (its value at the
+        midpoint is ``u_m``; between knots it exceeds ``u_m``'s bounds unless this point keeps them)."""
+        nx, nu = model.state_dim, model.control_dim
+        u, z, u_next = ca.SX.sym("u", nu), ca.SX.sym("z", self.interval_size(model)), ca.SX.sym("u_next", nu)
+        return ca.Function("hermite_simpson_control_points", [u, z, u_next], [2 * z[nx:] - 0.5 * (u + u_next)], ["u", "z", "u_next"], ["c"])
 
     def interval_guess(self, model: Any, states: np.ndarray, controls: np.ndarray) -> np.ndarray:
         mids = interpolate_states(model, states[:-1], states[1:], 0.5)
