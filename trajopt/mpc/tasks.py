@@ -100,6 +100,13 @@ def _own_only(sim: str, name: str, options: dict) -> None:
 
 
 def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule]) -> MPCTask:
+    terrain = problem.terrain
+    if terrain is not None and terrain.flat_height != 0.0:
+        raise ValueError(
+            f"problem: {problem.name!r} plans over a terrain ({getattr(terrain, 'name', type(terrain).__name__)}); the receding "
+            "horizon runs on flat ground at z = 0 only (its plant has no terrain either): plan it offline with "
+            f"`trajopt solve {problem.name}` and check it with `trajopt verify {problem.name}`"
+        )
     if gaits is None:
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
