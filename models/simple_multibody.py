@@ -57,7 +57,7 @@ class MultibodyQuadrotor(MultibodyModel):
 
     def __init__(self, mass: float = 1.0, inertia=(0.0046, 0.0046, 0.008), arm_length: float = 0.175, kf: float = 1.0, km: float = 0.0245) -> None:
         super().__init__(build.quadrotor_body_model(mass, inertia), input_matrix=rotor_mixing_matrix(arm_length, kf, km), name="quadrotor_multibody")
-        self.mass, self.kf = float(mass), float(kf)
+        self.kf = float(kf)  # the mass is the model's (MultibodyModel.mass)
 
     def hover_control(self) -> np.ndarray:
         """Rotor commands balancing gravity: ``m g / (4 kf)`` each."""
