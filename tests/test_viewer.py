@@ -244,11 +244,42 @@ def test_live_viewer_close_stops_its_server_and_releases_its_pipes():
     from trajopt.viewer.live import LiveViewer
 
     viewer = LiveViewer()
-    server = viewer.visualizer.window.server_proc
+    server = viewer.server
     assert server.poll() is None and not server.stdout.closed and not server.stderr.closed
     viewer.close()
     assert server.returncode is not None, "the server still runs after close()"
     assert server.stdout.closed and server.stderr.closed, "close() left the server's output pipes open"
+
+
+def _listening(port: int) -> set:
+    """The local addresses of the TCP sockets listening on ``port``, from the kernel's socket table (IPv4 and IPv6)."""
+    import ipaddress
+
+    found = set()
+    for table, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        for line in open(table).read().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if int(hex_port, 16) == port and state == "0A":  # 0A: LISTEN
+                raw = bytes.fromhex(address)
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))  # each 32-bit word in host order
+                found.add(str(ipaddress.ip_address(words)))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads Linux's socket table")
+def test_the_viewer_listens_on_the_loopback_address_only():
+    """meshcat's own server opened its web port on every interface (0.0.0.0); ours listens where it is told,
+    127.0.0.1 by default, for the browser's web port and for Python's ZeroMQ port."""
+    from trajopt.viewer.live import LiveViewer
+
+    viewer = LiveViewer()
+    try:
+        web_port = int(viewer.url.split(":")[2].split("/")[0])
+        zmq_port = int(viewer.visualizer.window.zmq_url.rsplit(":", 1)[1])
+        assert _listening(web_port) == {"127.0.0.1"} and _listening(zmq_port) == {"127.0.0.1"}
+    finally:
+        viewer.close()
 
 
 def test_missing_extra_is_one_line_naming_it():

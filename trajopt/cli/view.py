@@ -12,10 +12,11 @@ from .arguments import UsageError, check_output_path, command_parser, warn_skipp
 
 
 def add_viewer_options(group: argparse._ArgumentGroup) -> None:
-    """``--html``, ``--view``, ``--no-browser`` and ``--force-scale`` (solve and view commands)."""
+    """``--html``, ``--view``, ``--no-browser``, ``--host`` and ``--force-scale`` (solve and view commands)."""
     group.add_argument("--html", metavar="FILE", help="write a self-contained 3D replay (.html; meshcat, needs the viz extra)")
     group.add_argument("--view", action="store_true", help="show the solution in a live 3D viewer and serve it until Ctrl-C")
     group.add_argument("--no-browser", action="store_true", help="with --view: only print the URL, open no browser")
+    group.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="with --view: the address the viewer listens on (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)")
     group.add_argument("--force-scale", type=float, metavar="M_PER_N", help="3D viewer: contact-force arrow length per newton (default: the weight 1.5 base heights long)")
 
 
@@ -84,7 +85,7 @@ def write_viewer_outputs(args: argparse.Namespace, solution: Solution) -> None:
         export_html(solution, args.html, overwrite=args.overwrite, **options)
         print(f"wrote {args.html} ({os.path.getsize(args.html) / 1e6:.1f} MB)")
     if args.view:
-        viewer = show(solution, open_browser=not args.no_browser, **options)
+        viewer = show(solution, open_browser=not args.no_browser, host=args.host, **options)
         print(f"3D viewer at {viewer.url} (ready {time.perf_counter() - start:.2f} s after the solve; Ctrl-C to stop)", flush=True)
         viewer.serve_forever()
 

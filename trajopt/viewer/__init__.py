@@ -92,17 +92,17 @@ def export_html(solution: Any, path: str | os.PathLike, overwrite: bool = False,
     return write_page(scene_page(scene_of(solution, **scene_options)), path, overwrite)
 
 
-def show(solution: Any, open_browser: bool = True, zmq_url: Optional[str] = None, **scene_options: Any) -> Any:
+def show(solution: Any, open_browser: bool = True, zmq_url: Optional[str] = None, host: str = "127.0.0.1", **scene_options: Any) -> Any:
     """Show ``solution`` (as :func:`export_html` takes it) in a live meshcat viewer; return the :class:`~.live.LiveViewer`.
 
-    Starts a meshcat server (or connects to ``zmq_url``), sends the scene,
-    and opens the URL in a browser when ``open_browser`` and a display is
-    available (it never fails for want of one: the URL is in ``viewer.url``).
+    Starts a meshcat server listening on ``host`` (the loopback address by default: this machine only)
+    or connects to ``zmq_url``, sends the scene, and opens the URL in a browser when ``open_browser``
+    and a display is available (it never fails for want of one: the URL is in ``viewer.url``).
     """
     check_viz()
     from .live import LiveViewer
 
-    viewer = LiveViewer(zmq_url=zmq_url)
+    viewer = LiveViewer(zmq_url=zmq_url, host=host)
     viewer.display(scene_of(solution, **scene_options))
     if open_browser:
         viewer.open_browser()

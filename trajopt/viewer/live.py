@@ -1,8 +1,9 @@
 """The live viewer: a meshcat server that serves a scene until the user stops it.
 
 :class:`LiveViewer` starts meshcat's server (a subprocess: a tornado web
-server for the browser and a ZeroMQ socket for Python; or connects to a
-running one by ``zmq_url``), sends a scene's commands (:mod:`.meshcat_scene`)
+server for the browser and a ZeroMQ socket for Python, both on the loopback
+address unless asked otherwise, :mod:`.server`; or connects to a running one
+by ``zmq_url``), sends a scene's commands (:mod:`.meshcat_scene`)
 and tells where to look: ``url``. A browser that connects later receives the
 whole scene from the server, so nothing needs a browser at start.
 :meth:`open_browser` opens the URL only where a browser can show it (a
@@ -18,6 +19,7 @@ import contextlib
 import io
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -27,6 +29,7 @@ from typing import Any, Optional
 from .extra import require_viz
 from .meshcat_scene import ROOT, scene_commands
 from .scene import Scene
+from .server import LOOPBACK, start_server
 
 
 class _Lowered:
@@ -49,10 +52,18 @@ def has_display() -> bool:
 
 
 class LiveViewer:
-    """A meshcat server (started, or reached at ``zmq_url``) showing scenes in a browser at :attr:`url`."""
+    """A meshcat server (started, or reached at ``zmq_url``) showing scenes in a browser at :attr:`url`.
 
-    def __init__(self, zmq_url: Optional[str] = None) -> None:
+    A started server listens on ``host`` only (:mod:`.server`; default the loopback address, so
+    that only this machine can open the scene; ``"0.0.0.0"`` serves every interface).
+    """
+
+    def __init__(self, zmq_url: Optional[str] = None, host: str = LOOPBACK) -> None:
         meshcat = require_viz("meshcat")["meshcat"]
+        #: The server this viewer started (``None`` when it connected to one at ``zmq_url``).
+        self.server: Optional[subprocess.Popen] = None
+        if zmq_url is None:
+            self.server, zmq_url, _ = start_server(host)
         with contextlib.redirect_stdout(io.StringIO()):  # meshcat prints its URL; callers print theirs
             self.visualizer = meshcat.Visualizer(zmq_url=zmq_url)
         #: The viewer's address (``http://127.0.0.1:PORT/static/``), to open in a browser.
@@ -94,12 +105,11 @@ class LiveViewer:
 
     def running(self) -> bool:
         """True while the server this viewer started is alive (always True for a server it connected to)."""
-        proc = getattr(self.visualizer.window, "server_proc", None)
-        return proc is None or proc.poll() is None
+        return self.server is None or self.server.poll() is None
 
     def close(self) -> None:
         """Stop the server this viewer started and release its output pipes (a server given by ``zmq_url`` keeps running)."""
-        proc: Any = getattr(self.visualizer.window, "server_proc", None)
+        proc: Any = self.server
         if proc is not None:
             if proc.poll() is None:
                 proc.terminate()
@@ -107,7 +117,7 @@ class LiveViewer:
                     proc.wait(timeout=5)
                 except Exception:
                     proc.kill()
-            for pipe in (proc.stdout, proc.stderr):  # meshcat starts the server with both piped to us
+            for pipe in (proc.stdout, proc.stderr):  # the server runs with both piped to us
                 if pipe is not None:
                     pipe.close()
         self.visualizer.window.zmq_socket.close(linger=0)
