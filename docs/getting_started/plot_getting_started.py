@@ -10,7 +10,7 @@ installing):
 
 .. code-block:: bash
 
-    python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[tests,viz,mujoco,batch]" && trajopt solve go1-trot --plot trot.png --animate trot.gif --html trot.html
+    python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[tests,viz,mujoco,batch,logs]" && trajopt solve go1-trot --plot trot.png --animate trot.gif --html trot.html
 
 and its second runs the test suite inside that environment:
 
@@ -27,7 +27,7 @@ Sphinx from the repository root (the build runs every tutorial; see
 
 .. code-block:: bash
 
-    pip install -e ".[tests,viz,mujoco,batch,docs]" && python -m sphinx -W -b html docs docs/_build/html
+    pip install -e ".[tests,viz,mujoco,batch,logs,docs]" && python -m sphinx -W -b html docs docs/_build/html
 
 What the solve command does
 ---------------------------

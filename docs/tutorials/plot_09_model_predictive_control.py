@@ -98,11 +98,12 @@ print(summary(stats, result.rate))
 # the solver's status, whether the tick failed or was late, the objective,
 # the applied plan's constraint violation, the measured base position and
 # WORLD velocity, and when the plan reached the plant.
-# :func:`~trajopt.mpc.log.write_log` writes it as CSV or Parquet.
+# :func:`~trajopt.mpc.log_writers.write_log` writes it as CSV, Parquet or MCAP (for Foxglove).
 
 import numpy as np
 
-from trajopt.mpc.log import log_columns, write_log
+from trajopt.mpc.log import log_columns
+from trajopt.mpc.log_writers import write_log
 
 columns = log_columns(result, task.problem.model)
 print(len(columns["t"]), "ticks; columns:", ", ".join(columns))

@@ -72,7 +72,7 @@ from typing import Sequence
 import matplotlib
 
 from .. import __version__
-from .arguments import UsageError
+from .arguments import INTERRUPTED, UsageError
 from .listing import add_list_parser, list_command
 from .mpc import add_mpc_parser, mpc_command
 from .solve import add_solve_parser, solve_command
@@ -81,10 +81,6 @@ from .verify import add_verify_parser, verify_command
 from .view import add_view_parser, view_command
 
 __all__ = ["INTERRUPTED", "build_parser", "main", "parse_grid"]
-
-#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
-INTERRUPTED = 130
-
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``trajopt`` argument parser with its ``list``, ``solve``, ``view``, ``verify``, ``sweep`` and ``mpc`` subcommands."""

@@ -23,6 +23,10 @@ from ..solvers.settings import SolverSettings
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
+#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
+
+
 class UsageError(Exception):
     """A mistake on the command line: one line on stderr, exit code 2."""
 

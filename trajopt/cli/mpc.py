@@ -15,11 +15,14 @@ ground's friction), ``--latency`` (s, torque commands), ``--noise`` (the
 state estimate's standard deviation per tangent direction).
 
 One line per simulated second while it runs, a summary at the end, and the
-files asked for: ``--log`` (``.csv`` or ``.parquet``: one row per tick,
-:mod:`trajopt.mpc.log`), ``--plot`` (:func:`trajopt.plotting.mpc.plot_closed_loop`),
+files asked for: ``--log`` (``.csv``, ``.parquet`` or ``.mcap`` for
+Foxglove: one row or set of messages per tick, written as the run goes,
+:mod:`trajopt.mpc.log_writers`), ``--plot`` (:func:`trajopt.plotting.mpc.plot_closed_loop`),
 ``--html`` (the plant's motion in the 3D viewer, pushes as arrows). Exit
 status 0 when the run ends without a fall, 3 when the robot fell, 2 for a
-usage error (reported before anything runs).
+usage error (reported before anything runs), 130 after Ctrl-C, which stops
+the run and still writes the files with every tick that ran (the log marks
+its last row ``interrupted``).
 """
 from __future__ import annotations
 
@@ -33,12 +36,14 @@ from ..mpc import MODES
 from ..mpc.commands import Command, read_commands
 from ..mpc.disturbances import parse_push
 from ..mpc.gaits import GaitSchedule
-from ..mpc.log import LOG_EXTENSIONS, base_motion, write_log
+from ..extras import MissingExtraError
+from ..mpc.log import base_motion
+from ..mpc.log_writers import LOG_EXTENSIONS, open_tick_log
 from ..mpc.loop import run_closed_loop
 from ..mpc.report import loop_statistics, summary
 from ..mpc.tasks import SIMULATORS, mpc_task
 from ..plotting.output import FIGURE_EXTENSIONS
-from .arguments import UsageError, add_problem_arguments, add_robot_options, add_solver_options, build_problem, check_output_path, command_parser, parse_parameters, solver_settings
+from .arguments import INTERRUPTED, UsageError, add_problem_arguments, add_robot_options, add_solver_options, build_problem, check_output_path, command_parser, parse_parameters, solver_settings
 
 #: Exit status of a run in which the robot fell.
 FELL = 3
@@ -182,10 +187,19 @@ def mpc_command(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    result = run_closed_loop(mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed, progress=progress)
+    try:
+        log = open_tick_log(args.log, model, overwrite=args.overwrite) if args.log else None
+    except (ValueError, MissingExtraError) as err:
+        raise UsageError(f"--log: {err}") from None
+    result = run_closed_loop(
+        mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed,
+        progress=progress, on_tick=log.write if log is not None else None,
+    )  # fmt: skip
+    if result.interrupted:
+        print(f"interrupted at t = {result.log[-1].t if result.log else 0.0:.2f} s")
     print(summary(loop_statistics(result, model, task.reference), args.rate))
-    if args.log:
-        print(f"wrote {write_log(result, model, args.log, overwrite=args.overwrite)}")
+    if log is not None:
+        print(f"wrote {log.close(result.fell, result.interrupted)} ({log.ticks} rows: the first plan and each tick)")
     if args.plot:
         from ..plotting.mpc import plot_closed_loop
 
@@ -196,4 +210,4 @@ def mpc_command(args: argparse.Namespace) -> int:
 
         print(f"wrote {export_html((result, model), args.html, overwrite=args.overwrite, title=f'{task.name} in {type(plant).__name__}')}")
     sys.stdout.flush()
-    return FELL if result.fell else 0
+    return INTERRUPTED if result.interrupted else FELL if result.fell else 0

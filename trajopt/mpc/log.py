@@ -8,26 +8,22 @@ the tick's preparation before the measurement) and ``solve_time`` (s, wall), ``i
 the measured base position ``base_x``, ``base_y``, ``base_z`` (m, WORLD) and
 velocity ``base_vx``, ``base_vy``, ``base_vz`` (m/s, WORLD; a floating base's
 body-frame velocity rotated to the world), ``arrival`` (s, when the plan
-reached the plant; empty when the tick failed), ``deadline_miss`` and
-``fallen`` (true from the tick at which the plant had fallen; on the last
-row when it fell after the last tick).
+reached the plant; empty when the tick failed), ``deadline_miss``,
+``fallen`` and ``interrupted`` (true on the last row of a run that fell or
+was stopped by Ctrl-C), and the wall time of each phase of the tick
+(``time_<phase>``). :mod:`trajopt.mpc.log_writers` writes it as the run goes.
 """
 from __future__ import annotations
 
-import csv
-import os
-from pathlib import Path
 from typing import Any, Dict, Tuple
 
 import numpy as np
 
 from lie import quat_to_rot
 
-from ..atomic_file import atomic_output
 from .controller import TICK_PHASES
 from .loop import ClosedLoopResult
 
-LOG_EXTENSIONS = (".csv", ".parquet")
 
 
 def base_motion(model: Any, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -44,78 +40,47 @@ def base_motion(model: Any, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return np.full(3, np.nan), np.full(3, np.nan)
 
 
-def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
-    """The per-tick log of a closed loop on ``model`` (the controller's), one array per column, one row per tick:
-    ``t``, ``compute_time``, ``preparation_time``, ``solve_time``, ``iterations``, ``qp_iterations``, ``status``, ``success``, ``late``, ``cold``,
-    ``failures``, ``objective``, ``violation``, ``first_violation``, the measured base position
-    ``base_x/y/z`` (m) and WORLD velocity ``base_vx/vy/vz`` (m/s), ``arrival`` (s), ``deadline_miss``,
-    ``fallen``, and one ``time_<phase>`` column (s) per phase of :data:`~trajopt.mpc.controller.TICK_PHASES`
-    that some tick reports (NaN in the ticks that do not)."""
-    ticks = result.log
-    motion = [base_motion(model, r.state) for r in ticks]
-    position = np.array([m[0] for m in motion]).reshape(-1, 3)
-    velocity = np.array([m[1] for m in motion]).reshape(-1, 3)
-    t = np.array([r.t for r in ticks])
-    fallen = np.zeros(len(ticks), dtype=bool)
-    if result.fell and len(ticks):
-        fallen[t >= result.fall_time] = True
-        fallen[-1] = True
-    if len(result.ticks) != len(ticks):
-        raise ValueError(f"result: {len(result.ticks)} tick timings for {len(ticks)} log records")
-    columns: Dict[str, np.ndarray] = {
-        "t": t,
-        "compute_time": np.array([r.compute_time for r in ticks]),
-        "preparation_time": np.array([r.preparation_time for r in ticks]),
-        "solve_time": np.array([r.solve_time for r in ticks]),
-        "iterations": np.array([r.iterations for r in ticks], dtype=int),
-        "qp_iterations": np.array([r.qp_iterations for r in ticks], dtype=int),
-        "status": np.array([r.status for r in ticks], dtype=object),
-        "success": np.array([r.success for r in ticks], dtype=bool),
-        "late": np.array([r.late for r in ticks], dtype=bool),
-        "cold": np.array([r.cold for r in ticks], dtype=bool),
-        "failures": np.array([r.failures for r in ticks], dtype=int),
-        "objective": np.array([r.objective for r in ticks]),
-        "violation": np.array([r.violation for r in ticks]),
-        "first_violation": np.array([r.first_violation for r in ticks]),
-        "base_x": position[:, 0], "base_y": position[:, 1], "base_z": position[:, 2],
-        "base_vx": velocity[:, 0], "base_vy": velocity[:, 1], "base_vz": velocity[:, 2],
-        "arrival": np.array([tk.arrival for tk in result.ticks]),
-        "deadline_miss": np.array([tk.deadline_miss for tk in result.ticks], dtype=bool),
-        "fallen": fallen,
+#: The log's columns in order: every tick's fields, then one ``time_<phase>`` column per phase of
+#: :data:`~trajopt.mpc.controller.TICK_PHASES` (NaN in the ticks that do not report it).
+LOG_COLUMNS = (
+    "t", "compute_time", "preparation_time", "solve_time", "iterations", "qp_iterations", "status", "success", "late",
+    "cold", "failures", "objective", "violation", "first_violation", "base_x", "base_y", "base_z", "base_vx", "base_vy",
+    "base_vz", "arrival", "deadline_miss", "fallen", "interrupted", *(f"time_{phase}" for phase in TICK_PHASES),
+)  # fmt: skip
+
+
+def log_row(record: Any, timing: Any, model: Any, fallen: bool = False, interrupted: bool = False) -> Dict[str, Any]:
+    """One tick's row of the log (:data:`LOG_COLUMNS`): its :class:`~trajopt.mpc.controller.TickRecord` ``record``, its
+    :class:`~trajopt.mpc.loop.TickTiming` ``timing`` and the measured base motion (:func:`base_motion` on ``model``,
+    the controller's); ``fallen`` and ``interrupted`` are the run's, marked on its last row."""
+    position, velocity = base_motion(model, record.state)
+    row: Dict[str, Any] = {
+        "t": record.t, "compute_time": record.compute_time, "preparation_time": record.preparation_time,
+        "solve_time": record.solve_time, "iterations": int(record.iterations), "qp_iterations": int(record.qp_iterations),
+        "status": record.status, "success": bool(record.success), "late": bool(record.late), "cold": bool(record.cold),
+        "failures": int(record.failures), "objective": record.objective, "violation": record.violation,
+        "first_violation": record.first_violation,
+        "base_x": position[0], "base_y": position[1], "base_z": position[2],
+        "base_vx": velocity[0], "base_vy": velocity[1], "base_vz": velocity[2],
+        "arrival": timing.arrival, "deadline_miss": bool(timing.deadline_miss), "fallen": bool(fallen), "interrupted": bool(interrupted),
     }  # fmt: skip
     for phase in TICK_PHASES:
-        if any(phase in r.phases for r in ticks):
-            columns[f"time_{phase}"] = np.array([r.phases.get(phase, np.nan) for r in ticks])
-    return columns
+        row[f"time_{phase}"] = record.phases.get(phase, float("nan"))
+    return row
 
 
-def write_log(result: ClosedLoopResult, model: Any, path: str | os.PathLike, overwrite: bool = False) -> Path:
-    """Write the log to ``path`` (``.csv``, or ``.parquet`` with pyarrow, the ``batch`` extra) whole or
-    not at all; an existing file is replaced only with ``overwrite``. Returns the path."""
-    path = Path(path)
-    if path.suffix.lower() not in LOG_EXTENSIONS:
-        raise ValueError(f"log: expected a file ending in {' or '.join(LOG_EXTENSIONS)}, got {os.fspath(path)!r}")
-    columns = log_columns(result, model)
-    if path.suffix.lower() == ".parquet":
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ValueError("log: a .parquet log needs pyarrow (pip install 'trajopt-toolkit[batch]'); or write .csv") from None
-        table = pa.table({k: (v.astype(str) if v.dtype == object else v) for k, v in columns.items()})
-        with atomic_output(path, overwrite) as tmp:
-            pq.write_table(table, tmp)
-        return path
-    with atomic_output(path, overwrite) as tmp:
-        with open(tmp, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(list(columns))
-            for row in zip(*columns.values()):
-                writer.writerow([_cell(v) for v in row])
-    return path
+def log_columns(result: ClosedLoopResult, model: Any) -> Dict[str, np.ndarray]:
+    """The per-tick log of a closed loop on ``model`` (the controller's), one array per column of
+    :data:`LOG_COLUMNS`, one row per tick (:func:`log_row`): the run's fall and interruption are marked on its last row."""
+    if len(result.ticks) != len(result.log):
+        raise ValueError(f"result: {len(result.ticks)} tick timings for {len(result.log)} log records")
+    last = len(result.log) - 1
+    rows = [log_row(r, tk, model, fallen=result.fell and k == last, interrupted=result.interrupted and k == last) for k, (r, tk) in enumerate(zip(result.log, result.ticks))]
+    return {name: np.array([row[name] for row in rows], dtype=object if name == "status" else None) for name in LOG_COLUMNS}
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
+    """A log cell as CSV text: ``true``/``false``, floats at full precision, NaN as an empty cell."""
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):

@@ -32,14 +32,20 @@ and with ``latency`` (s) the torque reaches the actuators that much later.
 A failed tick (:class:`~trajopt.mpc.MPC` returns no plan) leaves the
 previous plan in force.
 
-The loop stops at ``duration`` or when ``plant.fallen()``.
+The loop stops at ``duration``, when ``plant.fallen()``, or at Ctrl-C, after
+the tick it arrives in; its result then holds every tick that ran
+(``interrupted``), and a log written as the run goes
+(:mod:`trajopt.mpc.log_writers`) every row.
 """
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -65,7 +71,7 @@ class ClosedLoopResult:
     """Plant samples every ``record_every`` steps: ``times`` (K,), ``states`` (K, n), ``controls``
     (K, nu) applied, ``forces`` (K, 3) disturbances; the ticks' timings and the controller's
     :attr:`MPC.log`, one each per tick (the first plan's included); ``fell`` and ``fall_time``
-    (s, ``nan`` when it did not fall) and ``fall_reason``."""
+    (s, ``nan`` when it did not fall), ``fall_reason`` and ``interrupted``."""
 
     times: np.ndarray
     states: np.ndarray
@@ -78,6 +84,8 @@ class ClosedLoopResult:
     rate: float
     delay: Union[str, float]
     fall_reason: str = ""
+    #: True when Ctrl-C stopped the run: it holds every tick that finished before
+    interrupted: bool = False
 
     def deadline_misses(self) -> int:
         """Ticks whose compute time exceeded the controller's period."""
@@ -97,6 +105,7 @@ def run_closed_loop(
     record_every: int = 1,
     progress: Optional[Callable[[float, Any], None]] = None,
     compensate: bool = False,
+    on_tick: Optional[Callable[[Any, TickTiming, Any], None]] = None,
 ) -> ClosedLoopResult:
     """Run ``mpc`` on ``plant`` for ``duration`` s of simulated time and return what happened.
 
@@ -110,7 +119,12 @@ def run_closed_loop(
     ``record_every`` plant steps; the loop stops early when ``plant.fallen()``. Returns a
     :class:`ClosedLoopResult` (the recorded samples, one :class:`TickTiming` per tick, the
     controller's :class:`~trajopt.mpc.TickRecord` log, whether and when the plant fell).
-    ``progress(t, log)`` is called once per simulated second. The first plan comes from :meth:`MPC.reset` at the plant's
+    ``progress(t, log)`` is called once per simulated second, and ``on_tick(record, timing, plan)`` once
+    per tick when its record is complete (after the next tick's preparation, which checks the
+    tick's plan; ``plan`` is ``None`` for a failed tick): a log written as the run goes
+    (:mod:`trajopt.mpc.log_writers`). Ctrl-C (``KeyboardInterrupt``) stops the loop: the result
+    holds every tick that finished, with ``interrupted`` set (in the main thread, the SIGINT is
+    read between plant steps, so that the tick it arrives in finishes). The first plan comes from :meth:`MPC.reset` at the plant's
     initial state, before the clock starts (the robot waits for it). A late plan is still applied
     at the right time: its law is indexed by absolute time. With ``compensate`` each tick also
     solves for the moment its plan is expected to arrive (:meth:`MPC.step`'s ``delay``: the
@@ -145,61 +159,116 @@ def run_closed_loop(
     u_applied = plan.control(plant.t, x)
     prepares = mpc.prepares and not compensate
     recent: deque = deque(maxlen=10)  # the last preparations' wall times (s)
-    preparation = _timed(mpc.prepare, next_tick) if prepares else 0.0
-    for k in range(steps):
-        t = plant.t
-        if t >= next_tick - 1e-9:
-            ahead = mpc.compute_estimate() if delay == "measured" else period if delay == "tick" else float(delay)
-            start = time.perf_counter()
-            new = mpc.step(t, measure(x), delay=ahead + latency if compensate else 0.0)
-            compute = time.perf_counter() - start
-            wait = compute if delay == "measured" else period if delay == "tick" else float(delay)
-            arrival = t + max(wait, dt)
-            pending.append((arrival, new))
-            ticks.append(TickTiming(t, arrival if new is not None else float("nan"), compute, preparation + compute > period, preparation))
-            next_tick += period
-            while delay == "measured" and next_tick < arrival - 1e-9:  # busy: the ticks it overran are skipped
-                next_tick += period
-            if prepares:  # between ticks: the next one's preparation, after which the controller is free
-                expected = t + compute + (float(np.median(recent)) if recent else 0.0)
-                while delay == "measured" and next_tick < expected - 1e-9:  # a preparation it cannot finish in time is for a later tick
+    unreported: deque = deque([plan])  # the plans of the ticks not yet handed to on_tick (None for a failed one)
+    interrupted = False
+    try:
+        with _sigint_stops() as stop:
+            preparation = _timed(mpc.prepare, next_tick) if prepares else 0.0
+            for k in range(steps):
+                if stop.requested:
+                    raise KeyboardInterrupt
+                t = plant.t
+                if t >= next_tick - 1e-9:
+                    ahead = mpc.compute_estimate() if delay == "measured" else period if delay == "tick" else float(delay)
+                    start = time.perf_counter()
+                    new = mpc.step(t, measure(x), delay=ahead + latency if compensate else 0.0)
+                    compute = time.perf_counter() - start
+                    wait = compute if delay == "measured" else period if delay == "tick" else float(delay)
+                    arrival = t + max(wait, dt)
+                    pending.append((arrival, new))
+                    ticks.append(TickTiming(t, arrival if new is not None else float("nan"), compute, preparation + compute > period, preparation))
+                    unreported.append(new)
                     next_tick += period
-                preparation = _timed(mpc.prepare, next_tick)
-                recent.append(preparation)
-                busy = t + compute + preparation
-                if delay == "measured" and next_tick < busy - 1e-9:  # it overran the next tick, which then runs whole
-                    preparation = 0.0
-                    while next_tick < busy - 1e-9:
+                    while delay == "measured" and next_tick < arrival - 1e-9:  # busy: the ticks it overran are skipped
                         next_tick += period
-        while pending and t >= pending[0][0] - 1e-9:
-            arrived = pending.popleft()[1]
-            plan = arrived if arrived is not None else plan
-        u = plan.control(t, x)
-        if latency > 0:
-            commands.append((t + latency, u))
-            while commands and commands[0][0] <= t + 1e-9:
-                u_applied = commands.popleft()[1]
-        else:
-            u_applied = u
-        force = total_force(disturbances, t)
-        if k % record_every == 0:
-            times.append(t)
-            states.append(x)
-            controls.append(u_applied)
-            forces.append(force)
-        plant.step(u_applied, force)
-        x = plant.state()
-        if plant.fallen():
-            fell, fall_time = True, plant.t
-            break
-        if progress is not None and plant.t >= second - 1e-9:
-            progress(plant.t, mpc.log)
-            second += 1.0
-    mpc.check_pending()
+                    if prepares:  # between ticks: the next one's preparation, after which the controller is free
+                        expected = t + compute + (float(np.median(recent)) if recent else 0.0)
+                        while delay == "measured" and next_tick < expected - 1e-9:  # a preparation it cannot finish in time is for a later tick
+                            next_tick += period
+                        preparation = _timed(mpc.prepare, next_tick)
+                        recent.append(preparation)
+                        busy = t + compute + preparation
+                        if delay == "measured" and next_tick < busy - 1e-9:  # it overran the next tick, which then runs whole
+                            preparation = 0.0
+                            while next_tick < busy - 1e-9:
+                                next_tick += period
+                    _report(on_tick, mpc.log, ticks, unreported)  # after the preparation that checked this tick's plan
+                while pending and t >= pending[0][0] - 1e-9:
+                    arrived = pending.popleft()[1]
+                    plan = arrived if arrived is not None else plan
+                u = plan.control(t, x)
+                if latency > 0:
+                    commands.append((t + latency, u))
+                    while commands and commands[0][0] <= t + 1e-9:
+                        u_applied = commands.popleft()[1]
+                else:
+                    u_applied = u
+                force = total_force(disturbances, t)
+                if k % record_every == 0:
+                    times.append(t)
+                    states.append(x)
+                    controls.append(u_applied)
+                    forces.append(force)
+                plant.step(u_applied, force)
+                x = plant.state()
+                if plant.fallen():
+                    fell, fall_time = True, plant.t
+                    break
+                if progress is not None and plant.t >= second - 1e-9:
+                    progress(plant.t, mpc.log)
+                    second += 1.0
+    except KeyboardInterrupt:  # Ctrl-C (or a callback's KeyboardInterrupt): keep what ran; a tick cut short leaves its record or timing out
+        interrupted = True
+    finished = min(len(ticks), len(mpc.log))
+    del ticks[finished:]
+    if not interrupted:
+        mpc.check_pending()
+    _report(on_tick, mpc.log[:finished], ticks, unreported)
     return ClosedLoopResult(
-        np.array(times), np.array(states), np.array(controls), np.array(forces), ticks, list(mpc.log), fell, fall_time, float(rate), delay,
-        getattr(plant, "fall_reason", "") if fell else "",
+        np.array(times), np.array(states), np.array(controls), np.array(forces), ticks, list(mpc.log)[:finished], fell, fall_time, float(rate), delay,
+        getattr(plant, "fall_reason", "") if fell else "", interrupted,
     )  # fmt: skip
+
+
+class _StopRequest:
+    """Whether a SIGINT asked the loop to stop."""
+
+    requested = False
+
+
+@contextmanager
+def _sigint_stops() -> Iterator[_StopRequest]:
+    """Within the block, SIGINT (Ctrl-C) only sets ``requested``, which the loop reads between plant steps.
+
+    A ``KeyboardInterrupt`` raised wherever Python happens to be (inside CasADi's conversion of its
+    results, for one) can surface as another error and leave the controller half way through a
+    tick. The handler is installed in the main thread over Python's default one only (an
+    application's own handler is left alone); the previous one is restored after the block.
+    """
+    stop = _StopRequest()
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main else None
+    if previous is not signal.default_int_handler:
+        yield stop
+        return
+
+    def request(signum: int, frame: Any) -> None:
+        stop.requested = True
+
+    signal.signal(signal.SIGINT, request)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _report(on_tick: Optional[Callable[[Any, TickTiming, Any], None]], log: Sequence, ticks: List[TickTiming], unreported: deque) -> None:
+    """Hand ``on_tick`` each tick not yet reported (``unreported`` holds their plans, oldest first) whose record is in ``log``."""
+    while unreported:
+        index = len(ticks) - len(unreported)
+        plan = unreported.popleft()
+        if on_tick is not None and index < len(log):
+            on_tick(log[index], ticks[index], plan)
 
 
 def _timed(function: Callable[[float], None], t: float) -> float:
