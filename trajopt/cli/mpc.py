@@ -8,7 +8,9 @@ unless a velocity is commanded), ``trot --robot solo12``, ``quadrotor-track``,
 KKT plant (``--sim own``). The controller ticks at ``--rate`` Hz; its plan
 reaches the plant after the measured solve time (``--delay measured``, the
 default: the plant does not wait), one tick late (``--delay tick``) or a
-fixed delay in seconds. Disturbances the controller does not know:
+fixed delay in seconds; with ``--realtime`` nothing is emulated: the plant
+steps on the wall clock in another process (:mod:`trajopt.mpc.process_plant`,
+:mod:`trajopt.mpc.realtime`). Disturbances the controller does not know:
 ``--push IMPULSE,ANGLE_DEG,T`` (N s over 0.1 s on the base, angle 0 = +x,
 90 = +y; repeatable), ``--payload`` (kg on the trunk), ``--mu`` (the
 ground's friction), ``--latency`` (s, torque commands), ``--noise`` (the
@@ -31,6 +33,8 @@ import math
 import sys
 import warnings
 from typing import Any
+
+import numpy as np
 
 from ..mpc import MODES
 from ..mpc.commands import Command, read_commands
@@ -89,6 +93,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--latency", type=float, default=0.0, metavar="S", help="delay of the torque commands [s]")
     group.add_argument("--noise", type=float, default=0.0, metavar="STD", help="state-estimate noise, standard deviation per tangent direction")
     group.add_argument("--seed", type=int, default=0, help="random seed of the noise")
+    group.add_argument("--realtime", action="store_true", help="run the plant in another process on the wall clock, as a robot runs (nothing emulated: the plan reaches it when it is sent); no --push, --delay, --latency or --noise")
     group = run.add_argument_group("output")
     group.add_argument("--log", metavar="FILE", help=f"per-tick log ({', '.join(LOG_EXTENSIONS)})")
     group.add_argument("--plot", metavar="FILE", help=f"the run's figure ({', '.join(FIGURE_EXTENSIONS)})")
@@ -159,7 +164,12 @@ def mpc_command(args: argparse.Namespace) -> int:
         except MissingExtraError as err:
             raise UsageError(f"--html: {err}") from None
     commands, gaits = _commands(args)
-    problem = build_problem(args.name, parse_parameters(args.name, args))
+    if args.realtime:
+        given = [option for option, value in (("--push", args.push), ("--latency", args.latency), ("--noise", args.noise), ("--delay", args.delay != "measured")) if value]
+        if given:
+            raise UsageError(f"{given[0]}: the emulated loop's option; with --realtime the plant runs on its own clock")
+    params = parse_parameters(args.name, args)
+    problem = build_problem(args.name, params)
     try:
         with warnings.catch_warnings(record=True) as clamped:
             warnings.simplefilter("always")
@@ -191,13 +201,27 @@ def mpc_command(args: argparse.Namespace) -> int:
         log = open_tick_log(args.log, model, overwrite=args.overwrite) if args.log else None
     except (ValueError, MissingExtraError) as err:
         raise UsageError(f"--log: {err}") from None
-    result = run_closed_loop(
-        mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed,
-        progress=progress, on_tick=log.write if log is not None else None,
-    )  # fmt: skip
+    on_tick = log.write if log is not None else None
+    if args.realtime:
+        from ..mpc.process_plant import ProcessPlant
+        from ..mpc.realtime import run_realtime_loop
+
+        process = ProcessPlant(args.name, params, model.state_dim, plant.dt, args.horizon, {**({"sim": args.sim} if args.sim else {}), **plant_options})
+        try:
+            result = run_realtime_loop(mpc, process, args.duration, args.rate, progress=progress, on_tick=on_tick)
+        finally:
+            process.close()
+    else:
+        result = run_closed_loop(
+            mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed,
+            progress=progress, on_tick=on_tick,
+        )  # fmt: skip
     if result.interrupted:
         print(f"interrupted at t = {result.log[-1].t if result.log else 0.0:.2f} s")
     print(summary(loop_statistics(result, model, task.reference), args.rate))
+    if args.realtime and process.latencies:
+        latency = 1e3 * np.array([seconds for _, seconds in process.latencies])
+        print(f"measurement to plan at the plant (across the process boundary): p50 {np.percentile(latency, 50):.1f} ms, p99 {np.percentile(latency, 99):.1f} ms over {len(latency)} plans")
     if log is not None:
         print(f"wrote {log.close(result.fell, result.interrupted)} ({log.ticks} rows: the first plan and each tick)")
     if args.plot:

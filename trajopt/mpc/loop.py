@@ -162,7 +162,7 @@ def run_closed_loop(
     unreported: deque = deque([plan])  # the plans of the ticks not yet handed to on_tick (None for a failed one)
     interrupted = False
     try:
-        with _sigint_stops() as stop:
+        with sigint_stops() as stop:
             preparation = _timed(mpc.prepare, next_tick) if prepares else 0.0
             for k in range(steps):
                 if stop.requested:
@@ -230,14 +230,14 @@ def run_closed_loop(
     )  # fmt: skip
 
 
-class _StopRequest:
+class StopRequest:
     """Whether a SIGINT asked the loop to stop."""
 
     requested = False
 
 
 @contextmanager
-def _sigint_stops() -> Iterator[_StopRequest]:
+def sigint_stops() -> Iterator[StopRequest]:
     """Within the block, SIGINT (Ctrl-C) only sets ``requested``, which the loop reads between plant steps.
 
     A ``KeyboardInterrupt`` raised wherever Python happens to be (inside CasADi's conversion of its
@@ -245,7 +245,7 @@ def _sigint_stops() -> Iterator[_StopRequest]:
     tick. The handler is installed in the main thread over Python's default one only (an
     application's own handler is left alone); the previous one is restored after the block.
     """
-    stop = _StopRequest()
+    stop = StopRequest()
     main = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main else None
     if previous is not signal.default_int_handler:
