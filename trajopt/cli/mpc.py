@@ -93,6 +93,10 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--latency", type=float, default=0.0, metavar="S", help="delay of the torque commands [s]")
     group.add_argument("--noise", type=float, default=0.0, metavar="STD", help="state-estimate noise, standard deviation per tangent direction")
     group.add_argument("--seed", type=int, default=0, help="random seed of the noise")
+    group.add_argument("--plant", dest="mjcf", metavar="FILE.xml", help="the plant is this MuJoCo model of the robot (e.g. MuJoCo Menagerie's): its own masses, joint friction, contacts and actuators (legged)")
+    group.add_argument("--joint-map", metavar="OURS=THEIRS,...", help="with --plant: the file's names of the controller's joints where they differ")
+    group.add_argument("--servos", choices=("motor", "feedforward"), default="motor", help="with --plant: position servos become torque motors (default), or carry the torques as feed-forward")
+    group.add_argument("--compensate", action="store_true", help="with --plant: add the file's joint damping and friction loss torques to the commands (the joint-level loop)")
     group.add_argument("--realtime", action="store_true", help="run the plant in another process on the wall clock, as a robot runs (nothing emulated: the plan reaches it when it is sent); no --push, --delay, --latency or --noise")
     group = run.add_argument_group("output")
     group.add_argument("--log", metavar="FILE", help=f"per-tick log ({', '.join(LOG_EXTENSIONS)})")
@@ -121,6 +125,16 @@ def _checked(args: argparse.Namespace) -> Any:
     if not (math.isfinite(delay) and delay >= 0):
         raise UsageError(f"--delay: expected measured, tick or seconds >= 0, got {args.delay!r}")
     return delay
+
+
+def _joint_map(text: Any) -> dict:
+    """``--joint-map OURS=THEIRS,...`` as a dict (a usage error for a malformed entry)."""
+    if not text:
+        return {}
+    pairs = [entry.split("=") for entry in text.split(",")]
+    if any(len(pair) != 2 or not all(part.strip() for part in pair) for pair in pairs):
+        raise UsageError(f"--joint-map: expected OURS=THEIRS pairs separated by commas, got {text!r}")
+    return {ours.strip(): theirs.strip() for ours, theirs in pairs}
 
 
 def _commands(args: argparse.Namespace) -> tuple:
@@ -177,11 +191,23 @@ def mpc_command(args: argparse.Namespace) -> int:
         for warning in clamped:
             print(f"warning: {warning.message}", file=sys.stderr)
         plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
+        if args.mjcf is not None:
+            plant_options.update(mjcf=args.mjcf, joint_map=_joint_map(args.joint_map), servos=args.servos)
+        elif args.joint_map or args.compensate or args.servos != "motor":
+            raise UsageError("--joint-map, --servos, --compensate: options of --plant FILE.xml")
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
         mpc = task.controller(mode=args.mode, settings=solver_settings(args), budget=args.budget)
-    except ValueError as err:
+    except (ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None
     model = task.problem.model
+    compensation = None
+    if args.mjcf is not None:
+        print("\n".join(plant.differences()))
+        if args.compensate:
+            from ..mpc.joint_compensation import PassiveCompensation
+
+            passive = plant.passive()
+            compensation = PassiveCompensation(model.robot, passive["damping"], passive["frictionloss"])
     print(f"{task.name}: {args.mode} at {args.rate:g} Hz, horizon {task.problem.tf:.3g} s ({task.problem.N} knots), plant {type(plant).__name__}, delay {delay}", flush=True)
 
     def progress(t: float, log: list) -> None:
@@ -214,7 +240,7 @@ def mpc_command(args: argparse.Namespace) -> int:
     else:
         result = run_closed_loop(
             mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed,
-            progress=progress, on_tick=on_tick,
+            progress=progress, on_tick=on_tick, compensation=compensation,
         )  # fmt: skip
     if result.interrupted:
         print(f"interrupted at t = {result.log[-1].t if result.log else 0.0:.2f} s")

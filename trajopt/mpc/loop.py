@@ -106,6 +106,7 @@ def run_closed_loop(
     progress: Optional[Callable[[float, Any], None]] = None,
     compensate: bool = False,
     on_tick: Optional[Callable[[Any, TickTiming, Any], None]] = None,
+    compensation: Optional[Callable[[np.ndarray], np.ndarray]] = None,
 ) -> ClosedLoopResult:
     """Run ``mpc`` on ``plant`` for ``duration`` s of simulated time and return what happened.
 
@@ -119,6 +120,8 @@ def run_closed_loop(
     ``record_every`` plant steps; the loop stops early when ``plant.fallen()``. Returns a
     :class:`ClosedLoopResult` (the recorded samples, one :class:`TickTiming` per tick, the
     controller's :class:`~trajopt.mpc.TickRecord` log, whether and when the plant fell).
+    ``compensation(x)``: torques the joint-level loop adds to the plan's at every plant step
+    (:class:`~trajopt.mpc.joint_compensation.PassiveCompensation`: the joints' damping and friction).
     ``progress(t, log)`` is called once per simulated second, and ``on_tick(record, timing, plan)`` once
     per tick when its record is complete (after the next tick's preparation, which checks the
     tick's plan; ``plan`` is ``None`` for a failed tick): a log written as the run goes
@@ -196,7 +199,7 @@ def run_closed_loop(
                 while pending and t >= pending[0][0] - 1e-9:
                     arrived = pending.popleft()[1]
                     plan = arrived if arrived is not None else plan
-                u = plan.control(t, x)
+                u = plan.control(t, x) if compensation is None else plan.control(t, x) + compensation(x)
                 if latency > 0:
                     commands.append((t + latency, u))
                     while commands and commands[0][0] <= t + 1e-9:

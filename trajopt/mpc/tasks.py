@@ -114,7 +114,13 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
     legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon)
     robot, x0 = problem.robot, legged.x_stand.copy()
 
-    def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None) -> Any:
+    def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
+        if mjcf is not None:  # the user's own MuJoCo model of the robot: it defines its contacts, masses and step
+            if sim != "mujoco" or payload or mu is not None or contact != "realistic":
+                raise ValueError("mjcf: the file is the whole plant (its contacts, masses, friction); give no sim, contact, payload or mu with it")
+            from ..mujoco.foreign import ForeignPlant  # the mujoco extra
+
+            return ForeignPlant(robot, mjcf, x0, joint_map, servos)
         if sim not in SIMULATORS:
             raise ValueError(f"sim: expected one of {SIMULATORS}, got {sim!r}")
         if sim == "own":
