@@ -120,8 +120,12 @@ def test_every_option_sqp_asks_for_is_on_the_command_line(capsys, tmp_path):
     assert code == 2 and "solve with tangent-chart knots (--chart)" in err
     code, _, err = run(capsys, "solve", "pendulum", "-q", "--solver", "sqp", "-t", "multiple_shooting", "--hessian", "gauss-newton")
     assert code == 2 and "(-t multiple_shooting_knot_cost) or --hessian exact" in err
-    # refused with the remedy, then the remedy: a saved IPOPT solution as warm start
-    code, _, err = run(capsys, "solve", "pendulum", "-q", "--solver", "sqp", "-t", "multiple_shooting")
+    # from the default guess HPIPM cannot start: IPOPT solves first, and the report says so
+    code, out, _ = run(capsys, "solve", "pendulum", "-q", "--solver", "sqp", "-t", "multiple_shooting")
+    assert code == 0 and "Solve_Succeeded" in out and "(started from IPOPT's solution (" in out
+    # from a warm start HPIPM cannot start from (IPOPT's unsolved guess): refused with the remedy
+    assert run(capsys, "solve", "pendulum", "-q", "-t", "multiple_shooting", "--max-iter", "0", "--save", tmp_path / "guess.npz")[0] == 1
+    code, _, err = run(capsys, "solve", "pendulum", "-q", "--solver", "sqp", "-t", "multiple_shooting", "--warm-start", tmp_path / "guess.npz")
     assert code == 2 and "Start near a solution (--warm-start FILE, e.g. an IPOPT solution saved with --save) or use --solver ipopt or fatrop" in err
     assert len(err.strip().splitlines()) == 1
     assert run(capsys, "solve", "pendulum", "-q", "-t", "multiple_shooting", "--tf", "3.0", "--save", tmp_path / "p.npz")[0] == 0

@@ -192,8 +192,8 @@ class SqpSolver(NlpSolver):
                 f"start: HPIPM cannot solve the QP of the first SQP step ({qp['status']} after {qp['iterations']} iterations, "
                 f"multipliers up to {qp['max_multiplier']:.1e}): linearized at the starting point, the problem is infeasible "
                 "(typically an actuator bound against the dynamics and a goal, far from a solution) or not convex, and "
-                "sqpmethod has no fallback with HPIPM. Start near a solution (warm_start, e.g. an IPOPT solution; "
-                "trajopt.solve does it when no warm start is given) or use solver='ipopt' or 'fatrop'"
+                "sqpmethod has no fallback with HPIPM. Start near a solution (warm_start, e.g. an IPOPT solution) or use "
+                "solver='ipopt' or 'fatrop' (given no warm start, trajopt.solve starts from IPOPT's solution itself)"
             )
         return super()._run(point, args)
 
