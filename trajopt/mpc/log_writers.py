@@ -38,6 +38,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -55,7 +56,7 @@ LOGS_MODULES = ("mcap", "mcap_protobuf", "foxglove_schemas_protobuf")
 ARROW_PER_NEWTON = 1e-3
 
 
-class TickLog:
+class TickLog(ABC):
     """A log that takes one tick at a time (:meth:`write`) and is finished by :meth:`close`; one row lags, so that
     the run's end is marked on the last."""
 
@@ -85,11 +86,13 @@ class TickLog:
     def _row(self, record: Any, timing: Any, fallen: bool, interrupted: bool) -> Dict[str, Any]:
         return log_row(record, timing, self.model, fallen, interrupted)
 
+    @abstractmethod
     def _emit(self, record: Any, timing: Any, plan: Any, fallen: bool, interrupted: bool) -> None:
-        raise NotImplementedError
+        """Write one tick's row or messages (``fallen`` and ``interrupted``: the run's end, on its last tick)."""
 
+    @abstractmethod
     def _finish(self) -> None:
-        raise NotImplementedError
+        """Complete the file and give it its name."""
 
 
 class CsvTickLog(TickLog):
