@@ -87,6 +87,19 @@ def test_compensation_is_the_files_passive_torque(go1):
     np.testing.assert_allclose(-plant.data.qfrc_damper[plant.dadr], passive["damping"] * qdot, rtol=1e-12)
 
 
+def test_urdf_compensation_reads_its_dynamics():
+    """The Go1 URDF's ``<dynamics damping="0.01" friction="0.2"/>`` on every joint, as pinocchio reads it."""
+    import xml.etree.ElementTree as ET
+
+    from models.robot_data import urdf_path
+
+    robot = mpc_task(problems.get("go1-stand")).problem.model.robot
+    compensation = PassiveCompensation.from_urdf(robot)
+    joints = {j.get("name"): j.find("dynamics") for j in ET.parse(urdf_path("go1")).getroot().iter("joint") if j.get("type") == "revolute"}
+    assert compensation.damping.tolist() == [float(joints[name].get("damping")) for name in robot.joint_names]
+    assert compensation.frictionloss.tolist() == [float(joints[name].get("friction")) for name in robot.joint_names]
+
+
 def test_the_go1_stands_in_the_foreign_plant(go1):
     task, path = go1
     result = run_closed_loop(task.controller(mode="rti"), task.plant(mjcf=str(path)), 1.0, 50.0, delay="tick")
@@ -100,7 +113,8 @@ def test_cli_prints_the_differences_and_refuses_misuse(go1):
     assert "plant go1.xml: total mass 12.741 kg against the controller's 13.101 kg" in run.stdout and "no fall" in run.stdout
     for args, message in (
         (("--plant", str(path), "--payload", "2"), "mjcf: the file is the whole plant"),
-        (("--compensate",), "--joint-map, --servos, --compensate: options of --plant FILE.xml"),
+        (("--servos", "feedforward"), "--joint-map, --servos: options of --plant FILE.xml"),
+        (("--compensate", "--contact", "matched"), "--compensate: the joints' damping and friction are simulated by"),
         (("--plant", str(path), "--joint-map", "FL_calf_joint"), "--joint-map: expected OURS=THEIRS pairs"),
     ):
         refused = subprocess.run([sys.executable, "-m", "trajopt.cli", "mpc", "go1-stand", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)

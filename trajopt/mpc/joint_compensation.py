@@ -37,6 +37,14 @@ class PassiveCompensation:
         self.smoothing = float(smoothing)
         self.velocities = slice(robot.nq + (6 if robot.is_floating else 0), robot.nq + robot.nv)
 
+    @classmethod
+    def from_urdf(cls, robot: Any) -> "PassiveCompensation":
+        """The damping and friction of the robot's URDF ``<dynamics>`` (pinocchio's ``damping`` and ``friction`` per
+        velocity), what the MuJoCo plant built from the same URDF simulates (:class:`~trajopt.mujoco.plant.MujocoPlant`'s
+        realistic contacts keep them)."""
+        first = 6 if robot.is_floating else 0
+        return cls(robot, np.asarray(robot.pin_model.damping)[first:], np.asarray(robot.pin_model.friction)[first:])
+
     def __call__(self, x: np.ndarray) -> np.ndarray:
         qdot = np.asarray(x, dtype=float)[self.velocities]
         return self.damping * qdot + self.frictionloss * np.tanh(qdot / self.smoothing)
