@@ -32,7 +32,10 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   8 s with gusts of 2 N for 0.5 s at 2 s (+y) and 5 s (+x), in our simulator:
   the position RMS against the reference.
 
-    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--horizon 0.5] [--duration 10] [--delay measured] [--compile] [--modes rti]
+With ``--plant FILE.xml`` the Go1's plant is that MJCF (``trajopt.mujoco.foreign``; e.g. one written by
+``write_menagerie_style``), and ``--compensate`` adds its joints' damping and friction at the joint level.
+
+    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--horizon 0.5] [--duration 10] [--delay measured] [--compile] [--modes rti] [--plant FILE.xml] [--compensate]
 """
 from __future__ import annotations
 
@@ -51,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
 from trajopt.mpc.disturbances import Gust, Push  # noqa: E402
+from trajopt.mpc.joint_compensation import PassiveCompensation  # noqa: E402
 from trajopt.mpc.loop import run_closed_loop  # noqa: E402
 from trajopt.mpc.controller import PREPARATION_PHASES, TICK_PHASES  # noqa: E402
 from trajopt.mpc.report import LoopStatistics, loop_statistics  # noqa: E402
@@ -78,7 +82,13 @@ def controller(name: str, mode: str, compile: bool, horizon: Optional[float] = N
 def run(name: str, args: argparse.Namespace, duration: float, mode: str = "rti", disturbances: tuple = (), latency: float = 0.0, **plant: Any) -> LoopStatistics:
     """One closed loop of the registered problem ``name`` (delay and compilation from the command line), its statistics."""
     task, mpc = controller(name, mode, args.compile, args.horizon)
-    result = run_closed_loop(mpc, task.plant(**plant), duration, 50.0, delay=args.delay, disturbances=disturbances, latency=latency)
+    if args.plant and name.startswith("go1"):
+        plant = {**plant, "mjcf": args.plant}
+    simulated = task.plant(**plant)
+    compensation = None
+    if args.compensate and name.startswith("go1"):
+        compensation = PassiveCompensation(task.problem.model.robot, simulated.passive()["damping"], simulated.passive()["frictionloss"]) if args.plant else PassiveCompensation.from_urdf(task.problem.model.robot)
+    result = run_closed_loop(mpc, simulated, duration, 50.0, delay=args.delay, disturbances=disturbances, latency=latency, compensation=compensation)
     return loop_statistics(result, task.problem.model, task.reference)
 
 
@@ -194,6 +204,8 @@ def main() -> None:
     parser.add_argument("--modes", default="rti,converged", help="modes of the ticks section")
     parser.add_argument("--horizon", type=float, default=None, help="the Go1's horizon (s; default the task's, 0.4)")
     parser.add_argument("--impulses", default=",".join(f"{i:g}" for i in IMPULSES), help="impulse levels of the push section (N s)")
+    parser.add_argument("--plant", metavar="FILE.xml", help="the Go1's plant is this MJCF (trajopt.mujoco.foreign.ForeignPlant)")
+    parser.add_argument("--compensate", action="store_true", help="the Go1's joint damping and friction compensated (the --plant file's, else the URDF's)")
     args = parser.parse_args()
     args.impulses = [float(i) for i in args.impulses.split(",")]
     args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)

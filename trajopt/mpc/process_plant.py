@@ -148,10 +148,13 @@ class ProcessPlant:
         self.latencies: List[Tuple[float, float]] = []
 
     def time(self) -> float:
+        """The plant's time now (s): its last published step."""
         step = int(self._counter.value)
         return step * self.dt
 
     def read_at(self, t: float, timeout: float = 1.0) -> Tuple[float, np.ndarray]:
+        """``(t_k, x)`` at the first step at or after ``t``, waiting for the plant to get there (``RuntimeError`` after
+        ``timeout`` s, or when the process died); the newest state when the ring no longer holds that step."""
         target = max(int(np.ceil(t / self.dt - 1e-9)), 0)
         deadline = time.perf_counter() + timeout
         while int(self._counter.value) < target:
@@ -166,9 +169,11 @@ class ProcessPlant:
         return float(row[0]), row[1:]
 
     def send(self, plan: Any) -> None:
+        """Hand the plan's arrays to the plant process, which applies its law from their arrival."""
         self._conn.send({"transcription": plan.transcription, **{name: np.asarray(getattr(plan, name)) for name in PLAN_FIELDS}})
 
     def fallen(self) -> bool:
+        """Whether the plant process saw its plant fall."""
         return bool(self._status.value)
 
     def close(self) -> None:
