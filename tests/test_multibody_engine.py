@@ -79,6 +79,16 @@ def floating_body() -> pin.Model:
     return m
 
 
+def with_armature(model: pin.Model, seed: int) -> pin.Model:
+    """``model`` with rotor inertias (0.005 .. 0.02 kg m^2, random) on every joint but a free flyer's, which pinocchio's
+    RNEA, CRBA and ABA include (``model.armature``)."""
+    rng = np.random.default_rng(seed)
+    for joint in model.joints[1:]:
+        if joint.shortname() != "JointModelFreeFlyer":
+            model.armature[joint.idx_v : joint.idx_v + joint.nv] = rng.uniform(0.005, 0.02, joint.nv)
+    return model
+
+
 MODELS: dict[str, Callable[[], pin.Model]] = {
     "go1": lambda: load_pinocchio_model(urdf_path("go1")),
     "go2": lambda: load_pinocchio_model(urdf_path("go2")),
@@ -86,6 +96,8 @@ MODELS: dict[str, Callable[[], pin.Model]] = {
     "manipulator": pin.buildSampleModelManipulator,
     "floating_body": floating_body,
     "mixed": mixed_model,
+    "go1_armature": lambda: with_armature(load_pinocchio_model(urdf_path("go1")), 11),
+    "manipulator_armature": lambda: with_armature(pin.buildSampleModelManipulator(), 12),
 }
 
 
@@ -338,7 +350,7 @@ def test_frame_velocity_and_acceleration(case: Case, reference: str) -> None:
 def test_attributes(case: Case) -> None:
     tree, model = case.tree, case.model
     assert (tree.nq, tree.nv, tree.model) == (model.nq, model.nv, model)
-    assert tree.is_floating == (case.name in ("go1", "go2", "g1", "floating_body"))
+    assert tree.is_floating == (case.name in ("go1", "go2", "g1", "floating_body", "go1_armature"))
     assert tree.joint_names == list(model.names)
     assert tree.frame_names == [f.name for f in model.frames]
 
@@ -424,3 +436,11 @@ def test_go1_graph_stays_small() -> None:
         "crba": ca.Function("f", [q], [tree.crba(q)]).n_instructions(),
     }
     assert sizes["aba"] < 5000 and sizes["rnea"] < 3000 and sizes["crba"] < 1600, sizes
+
+
+def test_armature_on_a_free_flyer_is_refused() -> None:
+    """A free flyer has no rotor: pinocchio would add its armature to the base's inertia, which no body has."""
+    model = load_pinocchio_model(urdf_path("go1"))
+    model.armature[2] = 0.1
+    with pytest.raises(ValueError, match="'root_joint': a free flyer has no rotor"):
+        RigidBodyTree(model)

@@ -4,7 +4,7 @@ Featherstone's ABA in joint-local coordinates, O(n), no mass matrix:
 
 1. forward: ``v_i``, bias ``c_i = v_i x S_i qd_i``, ``IA_i = I_i``,
    ``pA_i = v_i x* I_i v_i - f_ext,i``;
-2. backward, leaves first: ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``,
+2. backward, leaves first: ``U_i = IA_i S_i``, ``D_i = S_i^T U_i + armature_i``,
    ``u_i = tau_i - S_i^T pA_i``; to the parent (if not the universe):
    ``Ia = IA_i - U_i D_i^-1 U_i^T``, ``pa = pA_i + Ia c_i + U_i D_i^-1 u_i``,
    ``IA_lambda += lambda_X*_i Ia i_X_lambda``, ``pA_lambda += lambda_X*_i pa``;
@@ -102,7 +102,7 @@ def aba(
                 pA[parent] = pA[parent] + act_force(local[i], tau_i)
             continue
         U[i] = ca.mtimes(IA[i], j.S)
-        D_inv[i] = 1 / ca.mtimes(j.S.T, U[i])
+        D_inv[i] = 1 / (ca.mtimes(j.S.T, U[i]) + float(j.armature[0]))
         u[i] = tau_i - ca.mtimes(j.S.T, pA[i])
         if parent == 0:
             continue

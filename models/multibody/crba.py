@@ -6,7 +6,8 @@ Featherstone's CRBA in joint-local coordinates:
    (rigid-body inertias stay 10-parameter ``(mass, h, I)`` objects);
 2. for each joint ``i``: ``F = I^c_i S_i``, ``M_ii = S_i^T F``; then walking up
    the support ``j = lambda(i), ...``: ``F = lambda_X*_k F``, ``M_ji = S_j^T F``
-   and ``M_ij = M_ji^T`` (the same SX nodes: ``M`` is exactly symmetric).
+   and ``M_ij = M_ji^T`` (the same SX nodes: ``M`` is exactly symmetric);
+3. the rotor inertias on the diagonal: ``M_ii += armature_i``.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def crba(tree: KinematicTree, local: Sequence[Optional[Transform]]) -> ca.SX:
     for j in tree.joints:
         cols = slice(j.idx_v, j.idx_v + j.nv)
         F = ca.mtimes(ca.SX(composite[j.index].matrix()), j.S)
-        M[cols, cols] = ca.mtimes(j.S.T, F)
+        M[cols, cols] = ca.mtimes(j.S.T, F) + (ca.diag(ca.DM(j.armature)) if j.armature.any() else 0)
         k = j
         while k.parent > 0:
             F = act_force(local[k.index], F)

@@ -15,6 +15,10 @@ cached on the instance, and then called on the arguments:
   matrices 2-D; a numeric ``q`` must hold unit quaternions
   (:func:`lie.check_unit_quaternion`).
 
+A joint's rotor inertia (pinocchio's ``model.armature``, per velocity; a
+MuJoCo model's ``armature``) enters as pinocchio has it: on the diagonal of
+``M``, as ``armature * a`` in RNEA and in ABA's ``D``; a free flyer's must be 0.
+
 A raw quaternion enters through :func:`lie.quat_to_rot`, which is exact only on
 the unit sphere: derivatives with respect to ``q`` are meaningful in the
 tangent space only (``d/dq @ E(q)``): compare them as ``J[:, :nq] @ E(q)``.

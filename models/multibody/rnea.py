@@ -6,7 +6,8 @@ Featherstone's RNEA in joint-local coordinates (pinocchio's LOCAL convention):
    ``a_i = i_X_lambda a_lambda + S_i qdd_i + v_i x S_i qd_i`` with ``a_0 = -g``
    (gravity as a fictitious base acceleration);
 2. body wrenches ``f_i = I_i a_i + v_i x* I_i v_i - f_ext,i`` (joint-local);
-3. backward: ``tau_i = S_i^T f_i``, ``f_lambda += lambda_X*_i f_i``.
+3. backward: ``tau_i = S_i^T f_i + armature_i qdd_i``, ``f_lambda += lambda_X*_i f_i``
+   (the rotor inertia ``armature`` acts on the joint's own acceleration only).
 """
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ def rnea(
     for j in reversed(tree.joints):
         i = j.index
         tau[j.idx_v : j.idx_v + j.nv] = ca.mtimes(j.S.T, f[i])
+        if j.armature.any():
+            tau[j.idx_v : j.idx_v + j.nv] += ca.DM(j.armature) * a[j.idx_v : j.idx_v + j.nv]
         if j.parent > 0:
             f[j.parent] = f[j.parent] + act_force(local[i], f[i])
     return tau

@@ -53,6 +53,8 @@ class Joint:
     ``S``: motion subspace (6 x nv), ``[linear; angular]``, joint frame.
     ``inertia``: rigid-body inertia of the body, about and in the joint frame.
     ``idx_q``/``idx_v``: first index of the joint in ``q``/``v``.
+    ``armature``: rotor inertia per degree of freedom (nv,), pinocchio's ``model.armature``:
+    ``M`` gains it on its diagonal, RNEA adds ``armature * a`` and ABA adds it to ``D``.
     """
 
     index: int
@@ -67,6 +69,7 @@ class Joint:
     nq: int
     idx_v: int
     nv: int
+    armature: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,11 @@ def _joint(model: pin.Model, i: int) -> Joint:
         if abs(np.linalg.norm(axis) - 1.0) > AXIS_NORM_TOL:
             raise ValueError(f"joint {model.names[i]!r}: axis {axis} is not a unit vector")
     body = model.inertias[i]
+    armature = np.array(model.armature[jmodel.idx_v : jmodel.idx_v + jmodel.nv], dtype=float)
+    if kind == FREE_FLYER and armature.any():
+        raise ValueError(f"joint {model.names[i]!r}: a free flyer has no rotor; its armature must be 0, got {armature.tolist()}")
+    if not (np.isfinite(armature).all() and (armature >= 0).all()):
+        raise ValueError(f"joint {model.names[i]!r}: armature must be finite and >= 0, got {armature.tolist()}")
     return Joint(
         index=i,
         name=model.names[i],
@@ -149,6 +157,7 @@ def _joint(model: pin.Model, i: int) -> Joint:
         nq=jmodel.nq,
         idx_v=jmodel.idx_v,
         nv=jmodel.nv,
+        armature=armature,
     )
 
 
