@@ -237,7 +237,7 @@ def mpc_command(args: argparse.Namespace) -> int:
         from ..mpc.process_plant import ProcessPlant
         from ..mpc.realtime import run_realtime_loop
 
-        process = ProcessPlant(args.name, params, model.state_dim, plant.dt, args.horizon, {**({"sim": args.sim} if args.sim else {}), **plant_options})
+        process = ProcessPlant(args.name, params, model.state_dim, plant.dt, args.horizon, {**({"sim": args.sim} if args.sim else {}), **plant_options}, compensate=args.compensate)
         try:
             result = run_realtime_loop(mpc, process, args.duration, args.rate, progress=progress, on_tick=on_tick)
         finally:

@@ -74,6 +74,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
     task = mpc_task(problems.get(spec["name"], **spec["params"]), spec["horizon"])
     plant = task.plant(**spec["plant"])
     model, dt = task.problem.model, plant.dt
+    compensation = _compensation(plant, model) if spec["compensate"] else None
     interpolants: Dict[str, Any] = {}
     plan = None
     latencies: List[Tuple[float, float]] = []
@@ -112,7 +113,8 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
         if start is None:
             start = time.perf_counter() - plant.t
         x = plant.state()
-        plant.step(plan.control(plant.t, x), np.zeros(3))
+        u = plan.control(plant.t, x)
+        plant.step(u if compensation is None else u + compensation(x), np.zeros(3))
         step += 1
         publish(step)
         if plant.fallen():
@@ -122,23 +124,35 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
             time.sleep(wait)
 
 
+def _compensation(plant: Any, model: Any) -> Any:
+    """The joints' passive torques of ``plant`` (a foreign MJCF's), else of the robot's URDF, as the joint-level loop adds them."""
+    from trajopt.mpc.joint_compensation import PassiveCompensation
+
+    if hasattr(plant, "passive"):
+        passive = plant.passive()
+        return PassiveCompensation(model.robot, passive["damping"], passive["frictionloss"])
+    return PassiveCompensation.from_urdf(model.robot)
+
+
 class ProcessPlant:
     """A task's plant (e.g. the Go1 in MuJoCo) stepping in real time in another process (module docstring).
 
     ``name`` and ``params``: the registered problem (:func:`problems.get`); ``n``: the state's size;
     ``dt``: the plant's step (s); ``horizon``: the task's horizon (s, or ``None``); ``plant``: the
-    options of :meth:`~trajopt.mpc.tasks.MPCTask.plant`. The plant waits at its initial state for
-    the first plan (the robot holds still until its controller is up), then runs on the wall clock.
+    options of :meth:`~trajopt.mpc.tasks.MPCTask.plant`; ``compensate``: the joint-level loop adds the
+    joints' damping and friction (:class:`~trajopt.mpc.joint_compensation.PassiveCompensation`: the
+    plant file's, else the URDF's). The plant waits at its initial state for the first plan (the
+    robot holds still until its controller is up), then runs on the wall clock.
     """
 
-    def __init__(self, name: str, params: Dict[str, Any], n: int, dt: float, horizon: Optional[float] = None, plant: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, name: str, params: Dict[str, Any], n: int, dt: float, horizon: Optional[float] = None, plant: Optional[Dict[str, Any]] = None, compensate: bool = False) -> None:
         context = mp.get_context("spawn")
         self.dt, self.n = float(dt), int(n)
         self._ring = context.Array("d", RING * (self.n + 1))
         self._counter = context.Value("l", -1, lock=False)
         self._status = context.Value("i", 0, lock=False)
         self._conn, child = context.Pipe()
-        spec = {"name": name, "params": dict(params), "horizon": horizon, "plant": dict(plant or {})}
+        spec = {"name": name, "params": dict(params), "horizon": horizon, "plant": dict(plant or {}), "compensate": bool(compensate)}
         self._process = context.Process(target=_serve, args=(spec, self._ring, self._counter, self._status, child), daemon=True)
         self._process.start()
         if not self._conn.poll(120) or self._conn.recv() != "ready":
