@@ -176,6 +176,20 @@ class LeggedRobot(MultibodyModel):
         kwargs.setdefault("name", robot)
         return cls.from_urdf(urdf_path(robot), feet, **kwargs)
 
+    def with_armature(self, armature: Any) -> "LeggedRobot":
+        """This robot with rotor inertias ``armature`` (kg m^2, a scalar or one per actuated joint in the nominal order) on
+        its joints: a copy of its pinocchio model with ``model.armature`` set, whose dynamics include them
+        (:mod:`models.multibody.engine`); e.g. a MuJoCo model's ``armature``, which a plan should know."""
+        values = np.broadcast_to(np.asarray(armature, dtype=float), (self.nv - BASE_NV,))
+        if not (np.isfinite(values).all() and (values >= 0).all()):
+            raise ValueError(f"armature: expected finite values >= 0 (kg m^2), got {np.asarray(armature).tolist()}")
+        model = self.pin_model.copy()
+        model.armature[BASE_NV:] = values
+        return LeggedRobot(
+            model, self.leg_ends, mu=self.mu, standing_height=self.standing_height, kinematics_bodies=self.kinematics_bodies,
+            leg_end_height=self.leg_end_height, name=self.name, urdf_path=self.urdf_path, knees=self.knees,
+        )  # fmt: skip
+
     # ------------------------------------------------------------ description
     @property
     def leg_length(self) -> float:

@@ -100,6 +100,26 @@ def test_urdf_compensation_reads_its_dynamics():
     assert compensation.frictionloss.tolist() == [float(joints[name].get("friction")) for name in robot.joint_names]
 
 
+def test_the_controllers_robot_takes_the_files_armature(go1):
+    """``with_armature``: the joint-space inertia gains the file's rotor inertias on its joint diagonal (pinocchio's CRBA
+    of the copy), the original robot is unchanged, and the controller of a task built with it uses it."""
+    import pinocchio as pin
+
+    task, path = go1
+    robot = task.problem.model.robot
+    armature = ForeignPlant(robot, path, task.x0).passive()["armature"]
+    loaded = robot.with_armature(armature)
+    q = robot.change_order(task.x0[: robot.nq], "nominal", "pinocchio")
+    M0 = pin.crba(robot.pin_model, robot.pin_model.createData(), q)
+    M1 = pin.crba(loaded.pin_model, loaded.pin_model.createData(), q)
+    np.testing.assert_allclose(np.triu(M1) - np.triu(M0), np.diag(np.r_[np.zeros(6), armature]), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(loaded.tree.crba(task.x0[: robot.nq])) - np.asarray(robot.tree.crba(task.x0[: robot.nq])), np.diag(np.r_[np.zeros(6), armature]), rtol=0, atol=1e-14)
+    assert not robot.pin_model.armature.any()
+    controlled = mpc_task(problems.get("go1-stand"), robot=loaded)
+    plant_robot = controlled.plant(mjcf=str(path)).robot
+    assert controlled.problem.model.robot is loaded and plant_robot is not loaded and not plant_robot.pin_model.armature.any()
+
+
 def test_the_go1_stands_in_the_foreign_plant(go1):
     task, path = go1
     result = run_closed_loop(task.controller(mode="rti"), task.plant(mjcf=str(path)), 1.0, 50.0, delay="tick")
@@ -113,7 +133,7 @@ def test_cli_prints_the_differences_and_refuses_misuse(go1):
     assert "plant go1.xml: total mass 12.741 kg against the controller's 13.101 kg" in run.stdout and "no fall" in run.stdout
     for args, message in (
         (("--plant", str(path), "--payload", "2"), "mjcf: the file is the whole plant"),
-        (("--servos", "feedforward"), "--joint-map, --servos: options of --plant FILE.xml"),
+        (("--model-armature",), "--joint-map, --servos, --model-armature: options of --plant FILE.xml"),
         (("--compensate", "--contact", "matched"), "--compensate: the joints' damping and friction are simulated by"),
         (("--plant", str(path), "--joint-map", "FL_calf_joint"), "--joint-map: expected OURS=THEIRS pairs"),
     ):

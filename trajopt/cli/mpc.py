@@ -96,6 +96,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--plant", dest="mjcf", metavar="FILE.xml", help="the plant is this MuJoCo model of the robot (e.g. MuJoCo Menagerie's): its own masses, joint friction, contacts and actuators (legged)")
     group.add_argument("--joint-map", metavar="OURS=THEIRS,...", help="with --plant: the file's names of the controller's joints where they differ")
     group.add_argument("--servos", choices=("motor", "feedforward"), default="motor", help="with --plant: position servos become torque motors (default), or carry the torques as feed-forward")
+    group.add_argument("--model-armature", action="store_true", help="with --plant: the controller's model takes the file's rotor armature")
     group.add_argument("--compensate", action="store_true", help="add the joints' damping and friction torques to the commands at every plant step: the --plant file's, else the URDF's <dynamics> (legged, realistic MuJoCo plant)")
     group.add_argument("--realtime", action="store_true", help="run the plant in another process on the wall clock, as a robot runs (nothing emulated: the plan reaches it when it is sent); no --push, --delay, --latency or --noise")
     group = run.add_argument_group("output")
@@ -193,11 +194,13 @@ def mpc_command(args: argparse.Namespace) -> int:
         plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
         if args.mjcf is not None:
             plant_options.update(mjcf=args.mjcf, joint_map=_joint_map(args.joint_map), servos=args.servos)
-        elif args.joint_map or args.servos != "motor":
-            raise UsageError("--joint-map, --servos: options of --plant FILE.xml")
+        elif args.joint_map or args.servos != "motor" or args.model_armature:
+            raise UsageError("--joint-map, --servos, --model-armature: options of --plant FILE.xml")
         elif args.compensate and (args.sim == "own" or args.contact != "realistic" or not hasattr(problem.model, "robot")):
             raise UsageError("--compensate: the joints' damping and friction are simulated by a legged robot's realistic MuJoCo plant, or by a --plant FILE.xml")
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
+        if args.model_armature:  # the controller's robot with the file's rotor inertias; the plant stays
+            task = mpc_task(problem, args.horizon, commands, gaits, robot=problem.robot.with_armature(plant.passive()["armature"]))
         mpc = task.controller(mode=args.mode, settings=solver_settings(args), budget=args.budget)
     except (ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None

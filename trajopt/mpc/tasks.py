@@ -60,7 +60,7 @@ class MPCTask:
         return MPC(self.problem, update=self.update, on_reset=self.on_reset, initial_state=self.initial_state, **options)
 
 
-def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None) -> MPCTask:
+def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None, robot: Any = None) -> MPCTask:
     """The closed-loop task of ``problem``: a legged problem becomes its robot's gait in a receding
     horizon (:class:`~trajopt.mpc.legged.LeggedMPC`, run in MuJoCo or our KKT plant), a tracking
     problem (one with ``reference_states(times)``) a horizon of its model following that reference
@@ -68,11 +68,15 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     measured state. ``horizon`` (s) is the length of the receding horizon where the task builds one (default: :data:`~trajopt.mpc.legged.DEFAULT_HORIZON`, 0.4 s scaled to a legged robot's legs, 1 s for
     tracking); for a legged robot, ``commands`` (a :class:`~trajopt.mpc.commands.Command` or
     :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
-    :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout). Raises
+    :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout) and ``robot``, the
+    controller's model of the robot when it is not the problem's (e.g. :meth:`models.LeggedRobot.with_armature`;
+    the plant keeps the problem's). Raises
     ``ValueError`` for commands or gaits given to a problem that is not legged, and for a
     ``horizon`` given to a problem that is its own horizon."""
     if isinstance(problem, LeggedProblem):
-        return _legged_task(problem, horizon, commands, gaits)
+        return _legged_task(problem, horizon, commands, gaits, robot)
+    if robot is not None:
+        raise ValueError(f"robot: the controller's robot replaces a legged problem's; {problem.name!r} is not one")
     moving = commands is not None and any(np.any(c.as_array()) for c in (commands.commands if isinstance(commands, CommandProfile) else [commands]))
     if moving or gaits is not None:
         raise ValueError(f"command: velocity commands and gaits steer a legged robot; {problem.name!r} is not one")
@@ -99,7 +103,7 @@ def _own_only(sim: str, name: str, options: dict) -> None:
         raise ValueError(f"{given[0]}: a plant option of the legged robots in MuJoCo; {name!r} runs in our simulator")
 
 
-def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule]) -> MPCTask:
+def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
     terrain = problem.terrain
     if terrain is not None and terrain.flat_height != 0.0:
         raise ValueError(
@@ -111,7 +115,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
         gaits = GaitSchedule.constant(problem.schedule.name)
-    legged = LeggedMPC(problem.robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon)
+    legged = LeggedMPC(problem.robot if controller_robot is None else controller_robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon)
     robot, x0 = problem.robot, legged.x_stand.copy()
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
