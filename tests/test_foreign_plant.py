@@ -69,6 +69,14 @@ def test_a_file_that_does_not_fit_is_refused_naming_the_joint(go1, tmp_path):
         ForeignPlant(robot, renamed, task.x0)
     with pytest.raises(FileNotFoundError, match="no such file"):
         ForeignPlant(robot, tmp_path / "none.xml", task.x0)
+    text = path.read_text()  # a spare joint on the calf: the file models a robot the controller does not
+    calf = text.index('<joint name="FL_calf_joint"')
+    end = text.index("/>", calf) + 2
+    spare = '<body name="spare" pos="0 0 -0.1"><inertial pos="0 0 0" mass="0.1" diaginertia="1e-4 1e-4 1e-4"/><joint name="spare_joint" axis="0 1 0"/></body>'
+    extra = tmp_path / "extra.xml"
+    extra.write_text(text[:end] + spare + text[end:])
+    with pytest.raises(ValueError, match="has joints the controller does not model: spare_joint"):
+        ForeignPlant(robot, extra, task.x0)
 
 
 def test_compensation_is_the_files_passive_torque(go1):
