@@ -38,8 +38,8 @@ class Violation:
 
     what: str  #: which state: "the initial state x0", "the goal", ...
     knot: int
-    constraint: str  #: "state bounds" or the constraint's name
-    entry: str  #: the state component's name, or the constraint's row
+    constraint: str  #: "the state bounds", or "constraint 'name'"
+    entry: str  #: the state component's name, or the constraint's row ("its value" for a one-row constraint)
     value: float
     bound: float
     side: str  #: "lower" or "upper"
