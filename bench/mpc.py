@@ -87,7 +87,7 @@ def run(name: str, args: argparse.Namespace, duration: float, mode: str = "rti",
     simulated = task.plant(**plant)
     compensation = None
     if args.compensate and name.startswith("go1"):
-        compensation = PassiveCompensation(task.problem.model.robot, simulated.passive()["damping"], simulated.passive()["frictionloss"]) if args.plant else PassiveCompensation.from_urdf(task.problem.model.robot)
+        compensation = PassiveCompensation.of_plant(simulated, task.problem.model.robot)
     result = run_closed_loop(mpc, simulated, duration, 50.0, delay=args.delay, disturbances=disturbances, latency=latency, compensation=compensation)
     return loop_statistics(result, task.problem.model, task.reference)
 

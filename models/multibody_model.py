@@ -699,6 +699,13 @@ class MultibodyModel(LieGroupModel):
         return x
 
 
+def multibody_robot(model: Any) -> Optional["MultibodyModel"]:
+    """The multibody robot a model is made of: the model itself, or the ``robot`` of a model built on one
+    (contact or floating-base dynamics, whose state starts with the robot's); ``None`` for other models."""
+    robot = model if isinstance(model, MultibodyModel) else getattr(model, "robot", None)
+    return robot if isinstance(robot, MultibodyModel) else None
+
+
 def check_model(pin_model: Any) -> None:
     """``TypeError`` unless ``pin_model`` is a ``pinocchio.Model``."""
     if not isinstance(pin_model, pin.Model):

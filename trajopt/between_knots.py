@@ -32,7 +32,7 @@ import numpy as np
 
 from models.casadi_names import casadi_name
 
-from .integrators import RK4, chart_rate
+from .integrators import RK4
 from .problem_check import state_names
 
 #: The largest violation between knots, relative to ``max(1, |bound|)``, that the report accepts without a warning.
@@ -70,8 +70,7 @@ def _rk4_step(model: Any) -> ca.Function:
     kind = model.symbol_type
     x, u, t = model.symbols(kind)
     h, d = kind.sym("h"), kind.sym("d", model.dynamics_param_dim)
-    params = d if model.dynamics_param_dim else None
-    x_next = model.apply_dx(x, RK4.chart_step(chart_rate(model, x, u, t, h, params=params), h))
+    x_next = RK4.step(model, x, u, t, h, d if model.dynamics_param_dim else None)
     return ca.Function(casadi_name(f"{model.name}_replay_rk4"), [x, u, t, h, d], [x_next], ["x", "u", "t", "h", "d"], ["x_next"])
 
 

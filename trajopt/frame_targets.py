@@ -22,18 +22,10 @@ import casadi as ca
 import numpy as np
 
 from lie.so3 import log as so3_log
-from models.multibody_model import MultibodyModel, frame_names
+from models.multibody_model import frame_names, multibody_robot
 
 from .constraints import Constraint
 from .costs import Cost, FunctionTerminalCost, LeastSquaresCost
-
-
-def _robot(model: Any) -> MultibodyModel:
-    """The multibody robot whose configuration starts ``model``'s state (``ValueError`` for another model)."""
-    robot = model if isinstance(model, MultibodyModel) else getattr(model, "robot", None)
-    if not isinstance(robot, MultibodyModel):
-        raise ValueError(f"model: expected a MultibodyModel or a model of one (its .robot), got {type(model).__name__}")
-    return robot
 
 
 def frame_placement_function(model: Any, frame: str) -> Callable[[Any], tuple]:
@@ -41,7 +33,9 @@ def frame_placement_function(model: Any, frame: str) -> Callable[[Any], tuple]:
 
     Raises ``ValueError`` naming the frame (with close names) when the robot has no such frame.
     """
-    robot = _robot(model)
+    robot = multibody_robot(model)
+    if robot is None:
+        raise ValueError(f"model: expected a MultibodyModel or a model of one (its .robot), got {type(model).__name__}")
     frame_names(robot.pin_model, [frame], "frame")
 
     def placement(x: Any) -> tuple:

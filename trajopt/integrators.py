@@ -82,9 +82,10 @@ class Integrator(ABC):
         from ``sigma = 0``.
         """
 
-    def step(self, model: Any, x: Any, u: Any, t: Any, h: Any) -> Any:
-        """Symbolic ``x_{k+1}`` (n,) for SX/MX column vectors (explicit methods)."""
-        return model.apply_dx(x, self.chart_step(chart_rate(model, x, u, t, h), h))
+    def step(self, model: Any, x: Any, u: Any, t: Any, h: Any, params: Any = None) -> Any:
+        """Symbolic ``x_{k+1}`` (n,) for SX/MX column vectors (explicit methods); ``params``: the model's
+        dynamics parameters, held over the step."""
+        return model.apply_dx(x, self.chart_step(chart_rate(model, x, u, t, h, params=params), h))
 
     def chart_step(self, rate: ChartRate, h: Any) -> Any:
         """``sigma(h)`` of the chart ODE from ``sigma(0) = 0`` (explicit methods)."""

@@ -22,6 +22,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from models.multibody_model import multibody_robot
+
 from .constraints import GoalConstraint
 
 #: Allowed violation, relative to ``max(1, |bound|)``.
@@ -53,8 +55,8 @@ class Violation:
 def state_names(model: Any) -> List[str]:
     """A name per state component: a multibody robot's coordinate and joint names (velocities as ``v[name]``),
     else ``x[i]``."""
-    robot = model if hasattr(model, "orders") else getattr(model, "robot", None)
-    order = getattr(robot, "orders", {}).get("nominal") if robot is not None else None
+    robot = multibody_robot(model)
+    order = robot.orders["nominal"] if robot is not None else None
     if order is not None and len(order.config_names) + len(order.vel_names) == model.state_dim:
         return list(order.config_names) + [f"v[{name}]" for name in order.vel_names]
     return [f"x[{i}]" for i in range(model.state_dim)]

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from lie import quat_to_euler_zyx
-from models.multibody_model import BASE_POS, BASE_QUAT, MultibodyModel
+from models.multibody_model import BASE_POS, BASE_QUAT, multibody_robot
 from models.rigid_body import RigidBody
 
 from .between_knots import check_between_knots
@@ -95,13 +95,6 @@ def _generic_lines(solution: Solution, problem: Any) -> list[str]:
     return _rows(rows)
 
 
-def robot_of(model: Any) -> MultibodyModel | None:
-    """The multibody robot a problem's model is made of (the model itself, or the robot of a contact
-    or floating-base model), or ``None``."""
-    robot = model if isinstance(model, MultibodyModel) else getattr(model, "robot", None)
-    return robot if isinstance(robot, MultibodyModel) else None
-
-
 def solution_report(solution: Solution) -> str:
     """A multi-line report of ``solution`` for a terminal: status, iterations, objective, largest
     violation and where, build and solve times, and the trajectory's start and end (a legged
@@ -132,7 +125,7 @@ def solution_report(solution: Solution) -> str:
             ]
         )
         warnings = between.warnings()
-    robot = robot_of(problem.model) if problem is not None else None
+    robot = multibody_robot(problem.model) if problem is not None else None
     if robot is not None:
         lines += _rows([("robot", robot.summary())])
     if isinstance(problem, LeggedProblem):

@@ -211,11 +211,7 @@ def mpc_command(args: argparse.Namespace) -> int:
     if args.compensate:
         from ..mpc.joint_compensation import PassiveCompensation
 
-        if args.mjcf is not None:
-            passive = plant.passive()
-            compensation = PassiveCompensation(model.robot, passive["damping"], passive["frictionloss"])
-        else:
-            compensation = PassiveCompensation.from_urdf(model.robot)
+        compensation = PassiveCompensation.of_plant(plant, model.robot)
     print(f"{task.name}: {args.mode} at {args.rate:g} Hz, horizon {task.problem.tf:.3g} s ({task.problem.N} knots), plant {type(plant).__name__}, delay {delay}", flush=True)
 
     def progress(t: float, log: list) -> None:

@@ -45,6 +45,15 @@ class PassiveCompensation:
         first = 6 if robot.is_floating else 0
         return cls(robot, np.asarray(robot.pin_model.damping)[first:], np.asarray(robot.pin_model.friction)[first:])
 
+    @classmethod
+    def of_plant(cls, plant: Any, robot: Any) -> "PassiveCompensation":
+        """What ``plant`` simulates: a foreign MJCF's damping and friction loss (its ``passive()``,
+        :class:`~trajopt.mujoco.foreign.ForeignPlant`), else the robot's URDF ones (:meth:`from_urdf`)."""
+        if hasattr(plant, "passive"):
+            passive = plant.passive()
+            return cls(robot, passive["damping"], passive["frictionloss"])
+        return cls.from_urdf(robot)
+
     def __call__(self, x: np.ndarray) -> np.ndarray:
         qdot = np.asarray(x, dtype=float)[self.velocities]
         return self.damping * qdot + self.frictionloss * np.tanh(qdot / self.smoothing)

@@ -44,6 +44,8 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
+from models.multibody_model import multibody_robot
+
 from ..extras import require_extra
 from .log import LOG_COLUMNS, csv_cell, log_row
 from .loop import ClosedLoopResult
@@ -150,7 +152,7 @@ class McapTickLog(TickLog):
         self._handle = open(self.partial, "wb")
         self._writer = Writer(self._handle)
         self._writer.start(profile="", library="trajopt")
-        self._robot = getattr(model, "robot", model if hasattr(model, "pin_model") else None)
+        self._robot = multibody_robot(model)
         self._channels: Dict[str, int] = {}
         for topic, message in (("/tf", "FrameTransforms"), ("/joint_states", "JointStates"), ("/contact_forces", "SceneUpdate"), ("/plan/base_path", "PosesInFrame")):
             schema = register_schema(self._writer, self._foxglove[message])

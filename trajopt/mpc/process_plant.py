@@ -68,13 +68,14 @@ class RealtimePlant(Protocol):
 def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any) -> None:
     """The child's loop: build the task's plant and model, then step in real time until told to stop (module docstring)."""
     import problems
+    from trajopt.mpc.joint_compensation import PassiveCompensation
     from trajopt.mpc.plan import Plan
     from trajopt.mpc.tasks import mpc_task
 
     task = mpc_task(problems.get(spec["name"], **spec["params"]), spec["horizon"])
     plant = task.plant(**spec["plant"])
     model, dt = task.problem.model, plant.dt
-    compensation = _compensation(plant, model) if spec["compensate"] else None
+    compensation = PassiveCompensation.of_plant(plant, model.robot) if spec["compensate"] else None
     interpolants: Dict[str, Any] = {}
     plan = None
     latencies: List[Tuple[float, float]] = []
@@ -122,16 +123,6 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
         wait = start + plant.t - time.perf_counter()
         if wait > 0:  # real time: a step that ran late is caught up by the next ones
             time.sleep(wait)
-
-
-def _compensation(plant: Any, model: Any) -> Any:
-    """The joints' passive torques of ``plant`` (a foreign MJCF's), else of the robot's URDF, as the joint-level loop adds them."""
-    from trajopt.mpc.joint_compensation import PassiveCompensation
-
-    if hasattr(plant, "passive"):
-        passive = plant.passive()
-        return PassiveCompensation(model.robot, passive["damping"], passive["frictionloss"])
-    return PassiveCompensation.from_urdf(model.robot)
 
 
 class ProcessPlant:
