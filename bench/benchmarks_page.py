@@ -180,12 +180,47 @@ largest torque over its URDF limit, the relative RNEA residual.
 """
 
 
+def foreign_plants_section(result: Dict[str, Any]) -> str:
+    """``bench/foreign_plants.py``: the legged controllers in MuJoCo models of their robots that they do not know."""
+    settings = result["settings"]
+    labels = list(result["rows"][0]["runs"]) if result["rows"] else []
+    rows = []
+    for r in result["rows"]:
+        cells = [r["robot"], r["plant"], f"{1e3 * r['sink']:.1f}"]
+        for label in labels:
+            run = r["runs"][label]
+            motion = f"{run['speed']:.3f} m/s" if "walk" in label else f"drift {100 * run['drift']:.1f} cm"
+            fall = f"fell at {run['fall_time']:.2f} s" if run["fell"] else "no fall"
+            cells.append(f"{fall}, {motion}, tick {1e3 * run['p50']:.1f} / {1e3 * run['p99']:.1f} ms")
+        cells.append(" / ".join(f"{100 * rate:.0f} %" for rate in r["pushes"].values()))
+        rows.append(cells)
+    head = ["robot", "plant", "feet sink mm", *labels, f"pushes {settings['impulse']:g} N s recovered (sagittal / lateral)"]
+    return f"""## Plants the controller does not know: MuJoCo models of its robots
+
+`python bench/foreign_plants.py --json bench/results/foreign_plants.json`: each
+robot's URDF controller (`trajopt mpc NAME --plant FILE.xml --compensate`) driving
+an MJCF of the same robot that differs from the URDF as MuJoCo Menagerie's models
+do (`trajopt.mujoco.foreign.write_menagerie_style`: the trunk 0.36 kg lighter,
+rotor armature, joint damping and friction loss, 2.3 cm feet as soft as
+Menagerie's Go1 feet or MuJoCo's default ones, as the plant column says, position
+servos, a 2 ms step), or a file given (`go1.xml`: Menagerie's own Go1 with its
+visual meshes removed). Walking is at 0.3 m/s (mean speed over the last 5 s); the
+tick is p50 / p99 of preparation plus feedback; delay {settings['delay']}; pushes at a
+random time of the trot's period, {settings['trials']} trials per direction.
+
+{table(head, rows)}
+
+{run_line(result['run'])}
+"""
+
+
 #: The result files the page renders, in its order, with the function that renders each.
 SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "convergence.json": convergence_section,
     "go1_trot.json": go1_trot_section,
     "terrain.json": terrain_section,
     "quadrupeds.json": quadrupeds_section,
+    "foreign_plants.json": foreign_plants_section,
 }
 
 

@@ -143,8 +143,10 @@ def test_cli_tracks_the_figure_eight_and_writes_its_log_plot_and_html(tmp_path):
         (("go1-trot", "--delay", "soon"), "--delay: expected measured, tick or seconds"),
         (("cartpole", "--vx", "1"), "velocity commands and gaits steer a legged robot"),
         (("go1-jump",), "the receding horizon runs stand, trot, pace, bound"),
-        (("go1-stairs",), "'go1-stairs' plans over a terrain (stairs up: 3 x 8 cm rise, 25 cm run); the receding horizon runs on flat ground"),
+        (("go1-stairs",), "'go1-stairs' plans over a terrain (stairs up: 3 x 8 cm rise, 25 cm run); the receding horizon walks on one plane only (flat ground or a slope)"),
         (("stones", "-p", "robot=solo12"), "plans over a terrain (stepping stones"),
+        (("go1-trot", "--no-browser"), "--no-browser goes with --view"),
+        (("go1-slope", "--sim", "own"), "'go1-slope' walks on a terrain; our KKT plant has flat ground only"),
     ],
 )
 def test_cli_refuses_bad_input_in_one_line(args, message):

@@ -254,3 +254,31 @@ def test_the_heavy_quadrupeds_walk_with_their_measured_solve_time(robot):
     assert not result.fell, result.fall_reason
     assert all(r.success for r in result.log)
 
+
+
+def test_the_swing_targets_rise_by_the_feet_sink_and_nothing_else_moves():
+    """foot_sink raises every swing foot's target by the sink (its clearance is over the surface, not over the sunk
+    stance height); the stance knots, the touchdown rows and the weights stay as they were."""
+    legged = mpc_task(problems.get("go1-trot")).legged
+    x = legged.x_stand.copy()
+    legged.update(legged.problem, 1.13, x)
+    flat = np.array(legged.swing_cost.raw_params)
+    touchdown = (legged.foot_height.lower.copy(), legged.foot_height.upper.copy())
+    legged.foot_sink = 0.018
+    legged.update(legged.problem, 1.13, x)
+    sunk = np.array(legged.swing_cost.raw_params)
+    swinging = flat[:, 12:] > 0  # a foot's weight is on at its swing knots only
+    assert swinging.any() and not swinging.all()
+    rise = (sunk - flat)[:, :12].reshape(-1, 4, 3)
+    np.testing.assert_allclose(rise[..., 2], np.where(swinging, 0.018, 0.0), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(rise[..., :2], 0.0)
+    np.testing.assert_array_equal(sunk[:, 12:], flat[:, 12:])
+    np.testing.assert_array_equal(legged.foot_height.lower, touchdown[0])
+    np.testing.assert_array_equal(legged.foot_height.upper, touchdown[1])
+
+
+def test_a_negative_foot_sink_is_refused():
+    from trajopt.mpc.legged import LeggedMPC
+
+    with pytest.raises(ValueError, match="foot_sink"):
+        LeggedMPC(mpc_task(problems.get("go1-trot")).legged.robot, foot_sink=-0.01)

@@ -20,7 +20,10 @@ One line per simulated second while it runs, a summary at the end, and the
 files asked for: ``--log`` (``.csv``, ``.parquet`` or ``.mcap`` for
 Foxglove: one row or set of messages per tick, written as the run goes,
 :mod:`trajopt.mpc.log_writers`), ``--plot`` (:func:`trajopt.plotting.mpc.plot_closed_loop`),
-``--html`` (the plant's motion in the 3D viewer, pushes as arrows). Exit
+``--html`` (the plant's motion in the 3D viewer, pushes as arrows),
+``--view`` (the plant live in the browser while it runs, with the plan's
+feet and base paths, :mod:`trajopt.viewer.live_loop`; then the whole run
+until Ctrl-C; ``--host`` and ``--no-browser`` as for ``trajopt solve``). Exit
 status 0 when the run ends without a fall, 3 when the robot fell, 2 for a
 usage error (reported before anything runs), 130 after Ctrl-C, which stops
 the run and still writes the files with every tick that ran (the log marks
@@ -59,6 +62,9 @@ examples:
   trajopt mpc go1-trot --payload 2 --mu 0.5 --latency 0.005
   trajopt mpc trot --robot solo12 --duration 5 --sim own
   trajopt mpc quadrotor-track --duration 8 --plot track.png
+  trajopt mpc go1-trot --vx 0.3 --duration 20 --view
+  trajopt mpc go1-slope --html slope.html
+  trajopt mpc go1-trot --vx 0.3 --plant go1.xml --compensate
 """
 
 
@@ -83,7 +89,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
     group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")
-    group.add_argument("--duration", type=float, default=5.0, metavar="S", help="simulated time [s] (default 5)")
+    group.add_argument("--duration", type=float, metavar="S", help="simulated time [s] (default 5; on a slope, the plan's walk and 3 s standing)")
     group.add_argument("--sim", choices=SIMULATORS, help="mujoco (legged default) or own (our simulator)")
     group.add_argument("--contact", choices=("realistic", "matched"), default="realistic", help="MuJoCo's contacts: its defaults with the URDF's feet (default) or ours")
     group.add_argument("--delay", default="measured", metavar="D", help="when a plan reaches the plant: measured (solve time, default), tick, or seconds")
@@ -97,26 +103,34 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--joint-map", metavar="OURS=THEIRS,...", help="with --plant: the file's names of the controller's joints where they differ")
     group.add_argument("--servos", choices=("motor", "feedforward"), default="motor", help="with --plant: position servos become torque motors (default), or carry the torques as feed-forward")
     group.add_argument("--model-armature", action="store_true", help="with --plant: the controller's model takes the file's rotor armature")
+    group.add_argument("--foot-sink", type=float, metavar="M", help="how deep the stance feet sink into the ground [m]: the swing feet's clearance is raised by it (legged; default: the --plant file's sink under the standing weight, measured at start, else 0)")
     group.add_argument("--compensate", action="store_true", help="add the joints' damping and friction torques to the commands at every plant step: the --plant file's, else the URDF's <dynamics> (legged, realistic MuJoCo plant)")
     group.add_argument("--realtime", action="store_true", help="run the plant in another process on the wall clock, as a robot runs (nothing emulated: the plan reaches it when it is sent); no --push, --delay, --latency or --noise")
     group = run.add_argument_group("output")
     group.add_argument("--log", metavar="FILE", help=f"per-tick log ({', '.join(LOG_EXTENSIONS)})")
     group.add_argument("--plot", metavar="FILE", help=f"the run's figure ({', '.join(FIGURE_EXTENSIONS)})")
     group.add_argument("--html", metavar="FILE", help="the plant's motion in the 3D viewer (.html; the viz extra)")
+    group.add_argument("--view", action="store_true", help="show the plant live in the 3D viewer while it runs (the plan's feet and base paths too), then the whole run until Ctrl-C (the viz extra)")
+    group.add_argument("--no-browser", action="store_true", help="with --view: only print the URL, open no browser")
+    group.add_argument("--host", default="127.0.0.1", metavar="ADDRESS", help="with --view: the address the viewer listens on (default 127.0.0.1: this machine only; 0.0.0.0 for every interface)")
     group.add_argument("--overwrite", action="store_true", help="replace existing output files")
     group.add_argument("--quiet", "-q", action="store_true", help="no per-second progress lines")
+
+
+#: Simulated seconds of a run without --duration (a terrain task gives its own).
+DEFAULT_DURATION = 5.0
 
 
 def _checked(args: argparse.Namespace) -> Any:
     """The delay as run_closed_loop takes it; a usage error for every bad number, before anything is built."""
     for option, value, ok in (
-        ("--duration", args.duration, args.duration > 0), ("--rate", args.rate, args.rate > 0), ("--payload", args.payload, args.payload >= 0),
+        ("--duration", args.duration, args.duration is None or args.duration > 0), ("--rate", args.rate, args.rate > 0), ("--payload", args.payload, args.payload >= 0),
         ("--latency", args.latency, args.latency >= 0), ("--noise", args.noise, args.noise >= 0),
         ("--mu", args.mu, args.mu is None or args.mu > 0), ("--horizon", args.horizon, args.horizon is None or args.horizon > 0),
-        ("--budget", args.budget, args.budget is None or args.budget > 0),
+        ("--budget", args.budget, args.budget is None or args.budget > 0), ("--foot-sink", args.foot_sink, args.foot_sink is None or args.foot_sink >= 0),
     ):  # fmt: skip
         if value is not None and (not math.isfinite(value) or not ok):
-            raise UsageError(f"{option}: expected a positive number{' or 0' if option in ('--payload', '--latency', '--noise') else ''}, got {value}")
+            raise UsageError(f"{option}: expected a positive number{' or 0' if option in ('--payload', '--latency', '--noise', '--foot-sink') else ''}, got {value}")
     if args.delay in ("measured", "tick"):
         return args.delay
     try:
@@ -150,7 +164,7 @@ def _commands(args: argparse.Namespace) -> tuple:
         except (OSError, ValueError) as err:
             raise UsageError(f"--command: {err}") from None
     else:
-        commands = velocity
+        commands = velocity if any(velocity.as_array()) else None  # none given: the task's own (in place, or a terrain plan's walk)
     if args.gait_schedule is not None:
         if gaits is not None:
             raise UsageError("--gait-schedule: the command file has a gait column already")
@@ -159,6 +173,32 @@ def _commands(args: argparse.Namespace) -> tuple:
         except ValueError as err:
             raise UsageError(f"--gait-schedule: {err}") from None
     return commands, gaits
+
+
+def _live_view(args: argparse.Namespace, model: Any, x0: np.ndarray, terrain: Any) -> Any:
+    """``--view``: the viewer's server on ``--host``, its URL printed (and opened unless ``--no-browser``), the robot at ``x0``."""
+    from ..viewer.live import LiveViewer
+    from ..viewer.live_loop import LoopView
+
+    try:
+        viewer = LiveViewer(host=args.host)
+    except RuntimeError as err:
+        raise UsageError(f"--view: {err}") from None
+    view = LoopView(viewer, model, x0, terrain=terrain)
+    opened = not args.no_browser and viewer.open_browser()
+    print(f"3D viewer at {viewer.url} (the plant, live{'; opened in the browser' if opened else ''})", flush=True)
+    return view
+
+
+def _serve_run(view: Any, result: Any, model: Any, title: str, terrain: Any) -> None:
+    """After the run: the whole run as the viewer's animation, served until Ctrl-C."""
+    from ..viewer import scene_of
+
+    view.close()
+    if len(result.times) > 1:
+        view.viewer.display(scene_of((result, model), title=title, terrain=terrain))
+    print(f"3D viewer at {view.viewer.url} (the whole run; Ctrl-C to stop)", flush=True)
+    view.viewer.serve_forever()
 
 
 def mpc_command(args: argparse.Namespace) -> int:
@@ -171,13 +211,15 @@ def mpc_command(args: argparse.Namespace) -> int:
     for option, path, extensions in (("--log", args.log, LOG_EXTENSIONS), ("--plot", args.plot, FIGURE_EXTENSIONS), ("--html", args.html, (".html", ".htm"))):
         if path is not None:
             check_output_path(option, path, args.overwrite, extensions)
-    if args.html:
+    if args.no_browser and not args.view:
+        raise UsageError("--no-browser goes with --view")
+    if args.html or args.view:
         from ..viewer.extra import MissingExtraError, check_viz
 
         try:
             check_viz()
         except MissingExtraError as err:
-            raise UsageError(f"--html: {err}") from None
+            raise UsageError(f"--{'view' if args.view else 'html'}: {err}") from None
     commands, gaits = _commands(args)
     if args.realtime:
         given = [option for option, value in (("--push", args.push), ("--latency", args.latency), ("--noise", args.noise), ("--delay", args.delay != "measured")) if value]
@@ -185,6 +227,13 @@ def mpc_command(args: argparse.Namespace) -> int:
             raise UsageError(f"{given[0]}: the emulated loop's option; with --realtime the plant runs on its own clock")
     params = parse_parameters(args.name, args)
     problem = build_problem(args.name, params)
+    if args.html or args.view:
+        from ..viewer import check_viewable
+
+        try:
+            check_viewable(problem)
+        except ValueError as err:
+            raise UsageError(f"--{'view' if args.view else 'html'}: {err}") from None
     try:
         with warnings.catch_warnings(record=True) as clamped:
             warnings.simplefilter("always")
@@ -205,6 +254,12 @@ def mpc_command(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None
     model = task.problem.model
+    if args.duration is None:
+        args.duration = task.duration if task.duration is not None else DEFAULT_DURATION
+    if args.foot_sink is not None or args.mjcf is not None:  # the file's sink reaches a horizon rebuilt for --model-armature too
+        if task.legged is None:
+            raise UsageError(f"--foot-sink: the swing feet of a legged robot's horizon; {args.name!r} has none")
+        task.legged.foot_sink = plant.foot_sink if args.foot_sink is None else args.foot_sink
     compensation = None
     if args.mjcf is not None:
         print("\n".join(plant.differences()))
@@ -231,37 +286,52 @@ def mpc_command(args: argparse.Namespace) -> int:
         log = open_tick_log(args.log, model, overwrite=args.overwrite) if args.log else None
     except (ValueError, MissingExtraError) as err:
         raise UsageError(f"--log: {err}") from None
-    on_tick = log.write if log is not None else None
-    if args.realtime:
-        from ..mpc.process_plant import ProcessPlant
-        from ..mpc.realtime import run_realtime_loop
+    terrain = task.terrain
+    view = _live_view(args, model, plant.state(), terrain) if args.view else None
+    try:
+        hooks = [hook for hook in (log.write if log is not None else None, view.on_tick if view is not None else None) if hook is not None]
 
-        process = ProcessPlant(args.name, params, model.state_dim, plant.dt, args.horizon, {**({"sim": args.sim} if args.sim else {}), **plant_options}, compensate=args.compensate)
-        try:
-            result = run_realtime_loop(mpc, process, args.duration, args.rate, progress=progress, on_tick=on_tick)
-        finally:
-            process.close()
-    else:
-        result = run_closed_loop(
-            mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed,
-            progress=progress, on_tick=on_tick, compensation=compensation,
-        )  # fmt: skip
-    if result.interrupted:
-        print(f"interrupted at t = {result.log[-1].t if result.log else 0.0:.2f} s")
-    print(summary(loop_statistics(result, model, task.reference), args.rate))
-    if args.realtime and process.latencies:
-        latency = 1e3 * np.array([seconds for _, seconds in process.latencies])
-        print(f"measurement to plan at the plant (across the process boundary): p50 {np.percentile(latency, 50):.1f} ms, p99 {np.percentile(latency, 99):.1f} ms over {len(latency)} plans")
-    if log is not None:
-        print(f"wrote {log.close(result.fell, result.interrupted)} ({log.ticks} rows: the first plan and each tick)")
-    if args.plot:
-        from ..plotting.mpc import plot_closed_loop
+        def on_tick(record: Any, timing: Any, plan: Any) -> None:
+            for hook in hooks:
+                hook(record, timing, plan)
 
-        plot_closed_loop(result, task, args.plot, overwrite=args.overwrite)
-        print(f"wrote {args.plot}")
-    if args.html:
-        from ..viewer import export_html
+        if args.realtime:
+            from ..mpc.process_plant import ProcessPlant
+            from ..mpc.realtime import run_realtime_loop
 
-        print(f"wrote {export_html((result, model), args.html, overwrite=args.overwrite, title=f'{task.name} in {type(plant).__name__}')}")
+            process = ProcessPlant(args.name, params, model.state_dim, plant.dt, args.horizon, {**({"sim": args.sim} if args.sim else {}), **plant_options}, compensate=args.compensate)
+            try:
+                result = run_realtime_loop(mpc, process, args.duration, args.rate, progress=progress, on_tick=on_tick)
+            finally:
+                process.close()
+        else:
+            result = run_closed_loop(
+                mpc, plant, args.duration, args.rate, delay=delay, disturbances=pushes, latency=args.latency, noise=args.noise or None, seed=args.seed,
+                progress=progress, on_tick=on_tick, compensation=compensation,
+            )  # fmt: skip
+        if result.interrupted:
+            print(f"interrupted at t = {result.log[-1].t if result.log else 0.0:.2f} s")
+        print(summary(loop_statistics(result, model, task.reference), args.rate))
+        if args.realtime and process.latencies:
+            latency = 1e3 * np.array([seconds for _, seconds in process.latencies])
+            print(f"measurement to plan at the plant (across the process boundary): p50 {np.percentile(latency, 50):.1f} ms, p99 {np.percentile(latency, 99):.1f} ms over {len(latency)} plans")
+        if log is not None:
+            print(f"wrote {log.close(result.fell, result.interrupted)} ({log.ticks} rows: the first plan and each tick)")
+        if args.plot:
+            from ..plotting.mpc import plot_closed_loop
+
+            plot_closed_loop(result, task, args.plot, overwrite=args.overwrite)
+            print(f"wrote {args.plot}")
+        if args.html:
+            from ..viewer import export_html
+
+            print(f"wrote {export_html((result, model), args.html, overwrite=args.overwrite, title=f'{task.name} in {type(plant).__name__}', terrain=terrain)}")
+    except BaseException:  # the viewer's server runs in its own session: stop it with the run
+        if view is not None:
+            view.close()
+            view.viewer.close()
+        raise
     sys.stdout.flush()
+    if view is not None:
+        _serve_run(view, result, model, f"{task.name} in {type(plant).__name__}", terrain)
     return INTERRUPTED if result.interrupted else FELL if result.fell else 0

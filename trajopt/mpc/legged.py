@@ -8,7 +8,12 @@ feet are held by the KKT contact dynamics whose stance mask is the model's
 dynamics parameter, integrated by explicit Runge-Kutta multiple shooting with
 the costs at the knots (Gauss-Newton Hessian). Every constraint exists at
 every knot; the gait decides their bounds, so a schedule that moves through
-the horizon changes numbers, never the NLP:
+the horizon changes numbers, never the NLP. The ground is a plane
+(:class:`~trajopt.mpc.ground_plane.GroundPlane`: the flat ground, or a
+slope): on a slope, forces and heights below are taken in the plane's frame
+(the pyramid about its normal, heights ``p_z - g_x p_x - g_y p_y``), the
+base's reference stands its standing height above the plane with its ``z``
+axis along the normal, and the swing targets lie on the plane:
 
 - the friction pyramid inscribed in Coulomb's cone, ``|f_x|, |f_y| <= mu f_z
   / sqrt(2)``, of every foot's KKT force ``f(x_k, u_k, s_k)`` (its rows' lower
@@ -79,9 +84,11 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   inside the IK's workspace), with ``h_i`` the foot's standing offset from the
   base, ``T beta / 2`` half the stance time (Raibert's neutral point) and the
   capture-point correction of the measured base velocity ``v`` (WORLD frame,
-  ``z0`` the standing height), reached along ``(1 - s) p_lo + s p_td + 4 a s
-  (1 - s) e_z`` (``s`` the swing's phase, ``p_lo`` where the foot lifted off,
-  ``a`` the apex height above the ground);
+  ``z0`` the standing height), reached along ``(1 - s) p_lo + s p_td + (d + 4 a s
+  (1 - s)) e_z`` (``s`` the swing's phase, ``p_lo`` where the foot lifted off,
+  ``a`` the apex height above the ground, ``d`` the feet's sink
+  ``foot_sink``: on a soft ground the stance feet sit ``d`` below the surface
+  the swing must clear, and the ground height is estimated from them);
 - the torques, lightly: at a knot with all four feet down around the
   torques that hold the standing posture with vertical forces ``m g / 4``
   per foot (``tau = g(q) - J^T f``, joint rows), elsewhere around zero.
@@ -127,7 +134,7 @@ from typing import Any, Optional, Sequence, Tuple
 import casadi as ca
 import numpy as np
 
-from lie import quat_to_euler_zyx, yaw_to_quat, yaw_to_rot
+from lie import quat_to_euler_zyx, rot_to_quat, yaw_to_quat, yaw_to_rot
 from models.contact_dynamics import ContactDynamics
 from models.model import GRAVITY
 
@@ -137,6 +144,7 @@ from ..legged.ocp import friction_rows
 from ..legged.scaling import GaitScale
 from .commands import Command, CommandProfile, command_limits
 from .gaits import GaitSchedule, GaitTimeline
+from .ground_plane import GroundPlane
 from ..problem import Problem
 
 #: Reference accelerations of the Go1 (scaled): forward and lateral (m/s^2), yaw (rad/s^2).
@@ -200,6 +208,11 @@ class LeggedMPC:
         step (s, the same for every robot: the controller's period or a divisor of it; module docstring).
     apex:
         Swing apex (m): the Go1's 8 cm by default, scaled.
+    foot_sink:
+        How deep (m) the stance feet sink into a soft ground: the swing feet's targets are raised by it
+        (module docstring), so that their clearance is over the surface rather than over the sunk stance
+        height. 0 by default; :class:`~trajopt.mujoco.foreign.ForeignPlant` measures it for a user's MJCF
+        (``plant.foot_sink``), and the attribute of the same name may be set before a run.
     weights:
         The cost's :class:`LeggedMPCWeights` in the Go1's units (default: its defaults), scaled to the robot
         (:meth:`LeggedMPCWeights.scaled`); the attribute ``weights`` holds the scaled ones.
@@ -218,6 +231,8 @@ class LeggedMPC:
         apex: Optional[float] = None,
         weights: Optional[LeggedMPCWeights] = None,
         integrator: str = "rk2",
+        foot_sink: float = 0.0,
+        ground: Optional[GroundPlane] = None,
     ) -> None:
         if robot.nc != 4:
             raise ValueError(f"robot: expected a quadruped with 4 feet, got {robot.nc} kinematics bodies")
@@ -234,6 +249,11 @@ class LeggedMPC:
         #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
         self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
         self.apex = scale.distance(0.08) if apex is None else float(apex)
+        if not (np.isfinite(foot_sink) and foot_sink >= 0):
+            raise ValueError(f"foot_sink: expected a depth >= 0 (m), got {foot_sink!r}")
+        self.foot_sink = float(foot_sink)
+        #: the plane the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`; the flat ground by default)
+        self.ground = GroundPlane() if ground is None else ground
         self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length
@@ -273,12 +293,14 @@ class LeggedMPC:
         kkt = model.kkt
         weight = robot.mass * GRAVITY
 
+        ground = self.ground
+
         def friction(x: Any, u: Any, mask: Any) -> Any:
             f = kkt(x, u, mask)[1] / weight  # in the robot's weights (module docstring)
-            return ca.vertcat(*[friction_rows(f[3 * i : 3 * i + 3], mu, "pyramid") for i in feet])
+            return ca.vertcat(*[friction_rows(ground.local_force(f[3 * i : 3 * i + 3]), mu, "pyramid") for i in feet])
 
         self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")
-        heights = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i + 2] for i in feet])  # noqa: E731
+        heights = lambda x: ca.vertcat(*[ground.relative_height(robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
         self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
         self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
         for c in (self.friction, self.foot_height, self.touchdown):
@@ -302,7 +324,7 @@ class LeggedMPC:
         self._v_ref, self._t_ref = np.zeros(3), float(t)
         self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
         self._landed = np.zeros(4, dtype=bool)  # the feet that landed just before the last update's tick
-        self._ground = 0.0
+        self._ground = self.ground.offset
         #: per tick: time, reference position (2,), heading, velocity (3,) and the command in force
         self.history: list = []
 
@@ -340,7 +362,7 @@ class LeggedMPC:
                 vx, vy = 0.5 * (v[0] + v_new[0]), 0.5 * (v[1] + v_new[1])
                 p = p + dt * np.array([c * vx - s * vy, s * vx + c * vy])
                 v, t = v_new, tk
-            P[k], PSI[k], V[k] = (p[0], p[1], self.height), psi, v
+            P[k], PSI[k], V[k] = (p[0], p[1], self.height + self.ground.height(p)), psi, v
         return P, PSI, V
 
     def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
@@ -361,7 +383,7 @@ class LeggedMPC:
         positions, headings, velocities = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
         X[:, self.robot.base_position_slice] = positions
-        X[:, self.robot.base_orientation_slice] = yaw_to_quat(headings)  # level, turned by psi about z
+        X[:, self.robot.base_orientation_slice] = self._base_orientations(headings)
         X[:, nq : nq + 2] = velocities[:, :2]  # body frame = heading frame for the level reference
         X[:, nq + 2] = 0.0
         X[:, nq + 5] = velocities[:, 2]
@@ -372,7 +394,7 @@ class LeggedMPC:
         self.history.append((t, self._p_ref.copy(), self._psi_ref, self._v_ref.copy(), self.commands.at(t).as_array()))
         standing = past[0]  # the stance at t itself
         if standing.any():
-            self._ground = float(np.mean(feet_now[standing, 2]))  # a soft ground lets the feet sink a few millimetres
+            self._ground = self.ground.offset_of(feet_now[standing])  # a soft ground lets the feet sink a few millimetres
             self._lift_off[standing] = feet_now[standing]
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
@@ -383,6 +405,15 @@ class LeggedMPC:
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
         self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
+
+    def _base_orientations(self, headings: np.ndarray) -> np.ndarray:
+        """Reference base quaternions (K, 4) at ``headings`` (K,): level and turned by the heading about z on flat
+        ground; on a slope, ``z`` along the plane's normal and ``x`` the heading tilted into it (:class:`GroundPlane`)."""
+        if not self.ground.inclined:
+            return yaw_to_quat(headings)
+        quats = np.array([rot_to_quat(self.ground.base_rotation(psi)) for psi in np.atleast_1d(headings)])
+        flips = np.r_[False, np.einsum("ij,ij->i", quats[1:], quats[:-1]) < 0]  # one hemisphere along the horizon
+        return np.where(np.logical_xor.accumulate(flips)[:, None], -quats, quats)
 
     def initial_state(self, problem: Problem, t: float, x: np.ndarray) -> np.ndarray:
         """The horizon's first state from the measured ``x`` (n,) at the tick ``t`` of the last :meth:`update`:
@@ -436,9 +467,9 @@ class LeggedMPC:
             offset = hold[:, :2] - hips[:, :2]
             norm = np.linalg.norm(offset, axis=1, keepdims=True)
             hold[:, :2] = hips[:, :2] + offset * np.minimum(1.0, self.reach / np.maximum(norm, 1e-12))
-            hold[:, 2] = self._ground
-            start = np.r_[self._lift_off[i][:2], self._ground]  # where the foot stands now, or stood when this swing began
+            hold[:, 2] = self.ground.height(hold[:, :2], self._ground)
+            start = np.r_[self._lift_off[i][:2], self.ground.height(self._lift_off[i][:2], self._ground)]  # where the foot stands now, or stood when this swing began
             s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
-            P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
+            P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(self.foot_sink + 4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
             P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
         return P

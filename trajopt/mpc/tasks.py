@@ -8,6 +8,12 @@ what ``trajopt mpc NAME`` runs:
   receding horizon (:class:`~trajopt.mpc.legged.LeggedMPC`), the robot
   starting from its standing state, in MuJoCo (``sim="mujoco"``) or in our
   KKT plant (``sim="own"``, :class:`~trajopt.mpc.legged_plant.KKTPlant`);
+  on a slope (``go1-slope``, ``slope --robot NAME``), the horizon walks on
+  its plane (:class:`~trajopt.mpc.ground_plane.GroundPlane`) from the plan's
+  start, by default the plan's displacement at its mean speed and then
+  standing (``duration``: the plan's and :data:`TERRAIN_STANDING_TIME`), in
+  MuJoCo on the terrain :func:`trajopt.mujoco.verify` builds; a terrain that
+  is not one plane (stairs, stones, gaps) is refused;
 - a tracking problem (one with ``reference_states(times)``, such as
   ``quadrotor-track``): a horizon of ``horizon`` seconds over the same model,
   costs and bounds, whose references follow ``reference_states`` from each
@@ -26,12 +32,15 @@ from ..costs import QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import LeggedProblem
 from ..problem import Problem
 from .controller import MPC, InitialState, Update
-from .commands import CommandProfile
+from .commands import Command, CommandProfile
 from .gaits import GAITS, GaitSchedule
+from .ground_plane import GroundPlane
 from .legged import DEFAULT_HORIZON, LeggedMPC
 from .plant import ModelPlant
 
 SIMULATORS = ("mujoco", "own")
+#: Seconds a terrain task stands at the end of its walk (its default duration is the plan's plus these).
+TERRAIN_STANDING_TIME = 3.0
 #: Knots per second of a tracking problem's horizon.
 TRACKING_KNOTS_PER_SECOND = 20
 #: Weight of a tracking horizon's terminal cost, relative to its running cost.
@@ -54,6 +63,10 @@ class MPCTask:
     legged: Optional[LeggedMPC] = None
     on_reset: Optional[Callable[[float, np.ndarray], None]] = None
     initial_state: Optional[InitialState] = None
+    #: a run's default length (s; ``None``: the caller's): a terrain task's is long enough to cross it and stand
+    duration: Optional[float] = None
+    #: the terrain its plant stands on (:class:`trajopt.terrain.Terrain`; ``None``: the flat ground)
+    terrain: Any = None
 
     def controller(self, **options: Any) -> MPC:
         """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...)."""
@@ -70,7 +83,9 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
     :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout) and ``robot``, the
     controller's model of the robot when it is not the problem's (e.g. :meth:`models.LeggedRobot.with_armature`;
-    the plant keeps the problem's). Raises
+    the plant keeps the problem's). A legged task's ``plant(mjcf=FILE)`` runs a user's MJCF
+    (:class:`~trajopt.mujoco.foreign.ForeignPlant`) and sets the horizon's ``foot_sink`` to the depth the
+    file's feet sink under the standing weight, so that the swing feet clear its soft ground. Raises
     ``ValueError`` for commands or gaits given to a problem that is not legged, and for a
     ``horizon`` given to a problem that is its own horizon."""
     if isinstance(problem, LeggedProblem):
@@ -104,29 +119,41 @@ def _own_only(sim: str, name: str, options: dict) -> None:
 
 
 def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
-    terrain = problem.terrain
-    if terrain is not None and terrain.flat_height != 0.0:
+    try:
+        ground = GroundPlane.of_terrain(problem.terrain)
+    except ValueError:
         raise ValueError(
-            f"problem: {problem.name!r} plans over a terrain ({getattr(terrain, 'name', type(terrain).__name__)}); the receding "
-            "horizon runs on flat ground at z = 0 only (its plant has no terrain either): plan it offline with "
-            f"`trajopt solve {problem.name}` and check it with `trajopt verify {problem.name}`"
-        )
+            f"problem: {problem.name!r} plans over a terrain ({getattr(problem.terrain, 'name', type(problem.terrain).__name__)}); the receding horizon walks on "
+            f"one plane only (flat ground or a slope): plan it offline with `trajopt solve {problem.name}` and check it with `trajopt verify {problem.name}`"
+        ) from None
     if gaits is None:
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
         gaits = GaitSchedule.constant(problem.schedule.name)
-    legged = LeggedMPC(problem.robot if controller_robot is None else controller_robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon)
-    robot, x0 = problem.robot, legged.x_stand.copy()
+    duration = None
+    if ground.inclined and commands is None:  # the plan's walk at its mean velocity, then standing where it ends
+        displacement = np.asarray(problem.displacement, dtype=float)
+        commands = CommandProfile([0.0, problem.tf], [Command(displacement[0] / problem.tf, displacement[1] / problem.tf, 0.0), Command()])
+        duration = problem.tf + TERRAIN_STANDING_TIME
+    legged = LeggedMPC(problem.robot if controller_robot is None else controller_robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon, ground=ground)
+    robot = problem.robot
+    x0 = problem.x0.copy() if ground.inclined else legged.x_stand.copy()  # on a slope, the plan's start: its feet on the plane
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
         if mjcf is not None:  # the user's own MuJoCo model of the robot: it defines its contacts, masses and step
             if sim != "mujoco" or payload or mu is not None or contact != "realistic":
                 raise ValueError("mjcf: the file is the whole plant (its contacts, masses, friction); give no sim, contact, payload or mu with it")
+            if ground.inclined:
+                raise ValueError(f"mjcf: {problem.name!r} walks on a terrain that MuJoCo builds for it; a --plant file brings its own floor")
             from ..mujoco.foreign import ForeignPlant  # the mujoco extra
 
-            return ForeignPlant(robot, mjcf, x0, joint_map, servos)
+            foreign = ForeignPlant(robot, mjcf, x0, joint_map, servos)
+            legged.foot_sink = foreign.foot_sink  # the swing clears the file's soft feet
+            return foreign
         if sim not in SIMULATORS:
             raise ValueError(f"sim: expected one of {SIMULATORS}, got {sim!r}")
+        if sim == "own" and ground.inclined:
+            raise ValueError(f"sim: {problem.name!r} walks on a terrain; our KKT plant has flat ground only (use MuJoCo)")
         if sim == "own":
             from .legged_plant import KKTPlant
 
@@ -135,9 +162,9 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
             return KKTPlant(robot, x0, dt)
         from ..mujoco.plant import MujocoPlant  # the mujoco extra
 
-        return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu)
+        return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu, terrain=problem.terrain if ground.inclined else None)
 
-    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state)
+    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=problem.terrain if ground.inclined else None)
 
 
 def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:

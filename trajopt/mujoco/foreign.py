@@ -22,8 +22,10 @@ geometry and contact parameters, position servos instead of motors.
   At the start, the robot is lifted so that its lowest foot geom touches the
   floor: the file's feet need not be the controller's points.
 - **A fall**: a non-finite state, the base below half its standing height,
-  or a contact of the floor with a geom of the robot other than those within
-  :data:`FOOT_REACH` of a foot point.
+  or a contact of the floor with a geom of the robot other than its feet (those within
+  :data:`FOOT_REACH` of a foot point at the start) farther than two foot radii from every foot
+  (:func:`~trajopt.mujoco.model.bodies_on_ground`: Menagerie's Go1 sinks its feet so far into
+  their soft contacts that the shins' tips come within the contact margin of the floor).
 
 :meth:`ForeignPlant.differences` lists what the controller's model does not
 know: the total mass, each joint's armature, damping and friction loss, the
@@ -31,17 +33,24 @@ actuators' force ranges and servo gains.
 """
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import mujoco
 import numpy as np
 
 from lie import quat_to_rot
 
+from .model import ContactParameters, bodies_on_ground, build_model
+
 #: A geom whose centre is this close to a foot point (m) at the start is that foot's.
 FOOT_REACH = 0.04
+#: How long (s) the robot stands on its locked joints when :class:`ForeignPlant` measures how far its feet sink.
+SETTLE_TIME = 1.0
+#: ``solimp`` of MuJoCo Menagerie's Go1 feet (``dmin, dmax, width`` of its ``foot`` class; MuJoCo's midpoint and power).
+MENAGERIE_FOOT_SOLIMP = (0.015, 1.0, 0.031, 0.5, 2.0)
 #: What :class:`ForeignPlant` does with position servos.
 SERVO_MODES = ("motor", "feedforward")
 
@@ -129,6 +138,28 @@ class ForeignPlant:
                 self.data.qpos[self.model.jnt_qposadr[self.free] + 2] -= min(bottoms)
                 mujoco.mj_forward(self.model, self.data)
         self.standing_height = float(self.data.qpos[self.model.jnt_qposadr[self.free] + 2]) if self.free is not None else 0.0
+        self.foot_sink = self._foot_sink() if self.free is not None and self.foot_geoms else 0.0
+
+    def _foot_sink(self) -> float:
+        """How deep (m) the foot spheres sink into the floor under the robot's standing weight (mean over the feet).
+
+        A copy of the model with every controlled joint locked at ``x0`` (its range shrunk to a point) stands on
+        its feet for :data:`SETTLE_TIME`; the sink is the floor's height minus the lowest point of each foot
+        sphere. MuJoCo's soft contacts let feet sink: 2-3 mm with its default ``solimp``, 18 mm for
+        Menagerie's Go1 feet (``solimp 0.015 1 0.031``)."""
+        model = copy.deepcopy(self.model)
+        q0 = self.data.qpos[self.qadr]
+        model.jnt_limited[self.joint_ids] = 1
+        model.jnt_range[self.joint_ids] = np.column_stack([q0, q0])
+        data = mujoco.MjData(model)
+        data.qpos[:], data.qvel[:] = self.data.qpos, 0.0
+        for _ in range(int(round(SETTLE_TIME / model.opt.timestep))):
+            mujoco.mj_step(model, data)
+        feet = sorted(g for g in self.foot_geoms if int(model.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_SPHERE))
+        if not feet:
+            return 0.0
+        floor = max(float(data.geom_xpos[g][2]) for g in self.floors)
+        return float(np.mean([max(floor - (data.geom_xpos[g][2] - model.geom_size[g, 0]), 0.0) for g in feet]))
 
     # ------------------------------------------------------------ the plant
     def set_state(self, x: np.ndarray) -> None:
@@ -175,13 +206,9 @@ class ForeignPlant:
         elif self.free is not None and d.qpos[m.jnt_qposadr[self.free] + 2] < 0.5 * self.standing_height:
             self.fall_reason = f"base at {d.qpos[m.jnt_qposadr[self.free] + 2]:.3f} m, below half its standing height"
         else:
-            bodies = set()
-            for c in range(d.ncon):
-                con = d.contact[c]
-                for mine, other in ((con.geom1, con.geom2), (con.geom2, con.geom1)):
-                    if other in self.floors and mine not in self.floors and mine not in self.foot_geoms:
-                        bodies.add(m.body(m.geom_bodyid[mine]).name)
-            self.fall_reason = f"{', '.join(sorted(bodies))} on the ground" if bodies else ""
+            feet = sorted(self.foot_geoms)
+            bodies = bodies_on_ground(m, d, self.floors, feet, 2.0 * m.geom_rbound[feet])
+            self.fall_reason = f"{', '.join(bodies)} on the ground" if bodies else ""
         return bool(self.fall_reason)
 
     # ------------------------------------------------------------ report
@@ -205,26 +232,33 @@ class ForeignPlant:
             how = "turned into torque motors" if self.servos == "motor" else "commanded with the plan's torque as feed-forward"
             lines.append(f"  {int(self.servo.sum())} position servos (kp {_spread(self.kp[self.servo])}, kv {_spread(self.kv[self.servo])}): {how}")
         radii = sorted({round(float(m.geom_rbound[g]), 4) for g in self.foot_geoms})
-        lines.append(f"  feet: {len(self.foot_geoms)} geoms of radius {', '.join(f'{r:g}' for r in radii)} m; timestep {self.dt:g} s, cone {'elliptic' if int(m.opt.cone) == int(mujoco.mjtCone.mjCONE_ELLIPTIC) else 'pyramidal'}")
+        lines.append(
+            f"  feet: {len(self.foot_geoms)} geoms of radius {', '.join(f'{r:g}' for r in radii)} m, sinking {1e3 * self.foot_sink:.1f} mm under the standing weight; "
+            f"timestep {self.dt:g} s, cone {'elliptic' if int(m.opt.cone) == int(mujoco.mjtCone.mjCONE_ELLIPTIC) else 'pyramidal'}"
+        )
         return lines
 
 
 def _spread(values: np.ndarray) -> str:
     """``a`` when all values are equal, else ``a .. b``."""
-    lo, hi = float(np.min(values)), float(np.max(values))
+    lo, hi = float(np.min(values)) + 0.0, float(np.max(values)) + 0.0  # + 0.0: -0 prints as 0
     return f"{lo:g}" if np.isclose(lo, hi) else f"{lo:g} .. {hi:g}"
 
 
-def write_menagerie_style(robot: Any, path: str | os.PathLike, mass_change: float = -0.36, armature: float = 0.01, damping: float = 2.0, abduction_damping: float = 1.0, frictionloss: float = 0.2, foot_radius: float = 0.023, kp: float = 100.0, kv: float = 2.0) -> Path:
+def write_menagerie_style(
+    robot: Any, path: str | os.PathLike, mass_change: float = -0.36, armature: float = 0.01, damping: float = 2.0, abduction_damping: float = 1.0,
+    frictionloss: float = 0.2, foot_radius: float = 0.023, foot_solimp: Tuple[float, ...] = MENAGERIE_FOOT_SOLIMP, kp: float = 100.0, kv: float = 0.0,
+    timestep: float = 0.002,
+) -> Path:
     """Write an MJCF of ``robot`` that differs from its URDF as MuJoCo Menagerie's models do (a plant for
     :class:`ForeignPlant` to be tried on): the root body ``mass_change`` kg off, rotor ``armature`` (kg m^2),
     joint ``damping`` (``abduction_damping`` on the hip abductions, the joints named ``*hip*`` or ``*HAA*``) and
-    ``frictionloss`` (N m), feet as MuJoCo's default soft spheres of ``foot_radius`` (m) on a floor at ``z = 0``,
-    an elliptic cone, and position servos of gains ``kp``, ``kv`` with the URDF's effort limits as force ranges."""
-    from .model import ContactParameters, build_model
-
-    contact = ContactParameters(radius=foot_radius, solref=(0.02, 1.0), solimp=(0.9, 0.95, 0.001, 0.5, 2.0), cone="elliptic", impratio=100.0)
-    spec = build_model(robot, contact=contact, joint_friction=True).spec
+    ``frictionloss`` (N m), feet as soft spheres of ``foot_radius`` (m) and ``foot_solimp`` (default Menagerie's
+    Go1 feet, :data:`MENAGERIE_FOOT_SOLIMP`, which sink 17-18 mm under the Go1's weight) on a floor at ``z = 0``,
+    an elliptic cone, MuJoCo's ``timestep`` (Menagerie keeps MuJoCo's default 2 ms), and position servos of gains
+    ``kp``, ``kv`` with the URDF's effort limits as force ranges."""
+    contact = ContactParameters(radius=foot_radius, solref=(0.02, 1.0), solimp=tuple(foot_solimp), cone="elliptic", impratio=100.0)
+    spec = build_model(robot, timestep=timestep, contact=contact, joint_friction=True).spec
     root = spec.worldbody.first_body()
     root.mass += mass_change
     for joint in spec.joints:

@@ -258,21 +258,10 @@ class MujocoRobot:
         return jac
 
     def body_contacts(self, data: "mujoco.MjData") -> list:
-        """Names of the robot's bodies that touch the ground now other than by their feet: contacts of
-        geoms other than the contact spheres, farther than two sphere radii from every foot centre
-        (the lower leg's tip beside a foot that sank into a soft ground is the foot's)."""
-        ground = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "ground")
-        feet = set(int(g) for g in self.contact_geoms)
-        centres = data.geom_xpos[self.contact_geoms]
-        reach = 2.0 * self.model.geom_size[self.contact_geoms, 0]
-        names = []
-        for c in range(data.ncon):
-            con = data.contact[c]
-            other = con.geom2 if con.geom1 == ground else con.geom1 if con.geom2 == ground else None
-            if other is None or int(other) in feet or (np.linalg.norm(centres - con.pos, axis=1) < reach).any():
-                continue
-            names.append(self.model.body(self.model.geom_bodyid[other]).name)
-        return sorted(set(names))
+        """Names of the robot's bodies that touch the ground (or the terrain's copy the links meet) now other than
+        by their feet (:func:`bodies_on_ground`, within two sphere radii of the contact spheres' centres)."""
+        ground = {int(g) for g in self.link_terrain_geoms} if self.terrain is not None else {mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_GEOM, "ground")}
+        return bodies_on_ground(self.model, data, ground, self.contact_geoms, 2.0 * self.model.geom_size[self.contact_geoms, 0])
 
     def contact_forces(self, data: "mujoco.MjData") -> np.ndarray:
         """WORLD-frame forces (nc, 3) the ground exerts on each contact sphere (MuJoCo's solved contacts)."""
@@ -308,6 +297,21 @@ def mujoco_order(robot: Any, model: "mujoco.MjModel") -> StateOrder:
 
 
 # ------------------------------------------------------------------ building
+def bodies_on_ground(model: "mujoco.MjModel", data: "mujoco.MjData", ground: set, feet: Sequence[int], reach: np.ndarray) -> list:
+    """Names of the bodies whose geoms touch a ``ground`` geom now other than at the feet: a contact of a geom
+    other than the ``feet`` geoms counts unless it lies within ``reach`` (m, per foot) of a foot geom's centre
+    (the lower leg's tip beside a foot that sank into a soft ground is the foot's)."""
+    feet = [int(g) for g in feet]
+    centres, names = data.geom_xpos[feet], set()
+    for c in range(data.ncon):
+        con = data.contact[c]
+        other = con.geom2 if con.geom1 in ground else con.geom1 if con.geom2 in ground else None
+        if other is None or other in ground or int(other) in feet or (np.linalg.norm(centres - con.pos, axis=1) < reach).any():
+            continue
+        names.add(model.body(model.geom_bodyid[other]).name)
+    return sorted(names)
+
+
 def build_model(
     robot: Any,
     timestep: float = 1e-3,

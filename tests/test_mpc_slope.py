@@ -1,0 +1,71 @@
+"""The receding horizon on a slope (trajopt.mpc.ground_plane): the plane's frame checked against the terrain's own
+normal and heights, and go1-slope run in MuJoCo on the terrain `trajopt verify` builds."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import problems
+from lie import quat_to_rot
+from trajopt.mpc.ground_plane import GroundPlane
+from trajopt.mpc.loop import run_closed_loop
+from trajopt.mpc.tasks import mpc_task
+from trajopt.terrain import Slope
+
+
+@pytest.mark.parametrize("angle, heading", [(15.0, 0.0), (-10.0, 0.7), (25.0, -2.0)])
+def test_the_planes_frame_is_the_terrains(angle, heading):
+    terrain = Slope(np.radians(angle), heading, origin=(0.3, -0.2, 0.1))
+    ground = GroundPlane.of_terrain(terrain)
+    xy = np.random.default_rng(0).uniform(-2, 2, (20, 2))
+    np.testing.assert_allclose(ground.height(xy), terrain.height(xy), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(ground.normal, terrain.normal(xy[:1]).ravel(), rtol=0, atol=1e-15)
+    R = ground.rotation
+    np.testing.assert_allclose(R.T @ R, np.eye(3), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(np.linalg.det(R), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(R[:, 2], ground.normal, rtol=0, atol=0)
+    points = np.c_[xy, terrain.height(xy)]
+    np.testing.assert_allclose([ground.relative_height(p) for p in points], terrain.height(np.zeros((1, 2)))[0] * np.ones(20), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(ground.offset_of(points + [0.0, 0.0, -0.01]), ground.offset - 0.01, rtol=0, atol=1e-14)
+    f = np.array([3.0, -2.0, 40.0])
+    np.testing.assert_allclose(ground.local_force(f), [R[:, 0] @ f, R[:, 1] @ f, ground.normal @ f], rtol=0, atol=1e-13)
+    base = ground.base_rotation(0.4)
+    np.testing.assert_allclose(base[:, 2], ground.normal, rtol=0, atol=1e-15)
+    assert abs(base[:, 0] @ ground.normal) < 1e-15 and base[:, 0] @ [np.cos(0.4), np.sin(0.4), 0.0] > 0
+
+
+def test_the_flat_ground_changes_nothing():
+    flat = GroundPlane.of_terrain(None)
+    assert not flat.inclined and np.array_equal(flat.rotation, np.eye(3))
+    f = np.array([1.0, 2.0, 3.0])
+    assert flat.local_force(f) is f and flat.relative_height(f) == 3.0
+
+
+@pytest.mark.parametrize("name", ["go1-stairs", "go1-stones", "go1-gap"])
+def test_a_terrain_the_horizon_cannot_walk_is_refused_in_one_line(name):
+    with pytest.raises(ValueError, match=r"plans over a terrain .*; the receding horizon walks on one plane only \(flat ground or a slope\): plan it offline"):
+        mpc_task(problems.get(name))
+    with pytest.raises(ValueError, match="is not one plane"):
+        GroundPlane.of_terrain(problems.get(name).terrain)
+
+
+def test_go1_climbs_the_slope_in_mujoco_and_stands_at_its_end():
+    """go1-slope under MPC: the plan's 0.3 m up the 15 deg slope at its mean speed, then standing (the task's
+    default duration); no fall, no body but the feet on the slope, the trunk its standing height above the slope
+    and tilted with it, the stance feet on it."""
+    problem = problems.get("go1-slope")
+    task = mpc_task(problem)
+    assert task.duration == pytest.approx(problem.tf + 3.0)
+    plant = task.plant()
+    result = run_closed_loop(task.controller(mode="rti"), plant, task.duration, 50.0, delay="tick")
+    assert not result.fell, result.fall_reason
+    x = result.states[-1]
+    robot = problem.robot
+    climbed = x[0] - result.states[0][0]
+    assert 0.8 * 0.3 < climbed < 1.2 * 0.3, climbed
+    height = x[2] - problem.terrain.height(x[None, :2])[0]
+    assert abs(height - robot.standing_height) < 0.02, height
+    up = quat_to_rot(np.asarray(robot.base_orientation(x), dtype=float).ravel())[:, 2]
+    assert np.degrees(np.arccos(up @ GroundPlane.of_terrain(problem.terrain).normal)) < 5.0  # tilted with the slope
+    feet = np.asarray(robot.kinematics(x)).reshape(4, 3)
+    assert np.abs(feet[:, 2] - problem.terrain.height(feet[:, :2])).max() < 0.01  # the contact spheres' centres on the slope
