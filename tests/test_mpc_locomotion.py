@@ -103,6 +103,19 @@ def test_go1_walks_forward_at_the_commanded_velocity():
     distance = result.states[-1, 0] - result.states[0, 0]
     assert 0.25 < distance < 0.6  # ~0.3 m/s for 1.7 s after the ramp
     assert max(r.first_violation for r in result.log) < 1e-6
+    # every landing has one planned foothold (the plot's crosses), on the ground, ahead of where the foot lifted off
+    robot, masks = task.legged.robot, np.array([r.params > 0.5 for r in result.log])
+    planned = task.legged.planned_footholds
+    landings = 0
+    for i in range(4):
+        for k in np.flatnonzero(masks[1:, i] & ~masks[:-1, i]) + 1:
+            t = result.log[k].t
+            aims = [p for (foot, land), p in planned.items() if foot == i and abs(land - t) <= task.legged.dt]
+            assert len(aims) == 1, (i, t)
+            lifted = np.asarray(robot.kinematics(result.log[[j for j in range(k) if masks[j, i]][-1]].state)).reshape(4, 3)[i]
+            assert abs(aims[0][2]) < 0.01 and aims[0][0] > lifted[0], (i, t, aims[0], lifted)
+            landings += 1
+    assert landings >= 16 and len(planned) >= landings  # 2 s of a trot at ~0.4 s a cycle; the horizon's own later landings too
 
 
 @pytest.mark.slow

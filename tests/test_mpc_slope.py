@@ -69,3 +69,13 @@ def test_go1_climbs_the_slope_in_mujoco_and_stands_at_its_end():
     assert np.degrees(np.arccos(up @ GroundPlane.of_terrain(problem.terrain).normal)) < 5.0  # tilted with the slope
     feet = np.asarray(robot.kinematics(x)).reshape(4, 3)
     assert np.abs(feet[:, 2] - problem.terrain.height(feet[:, :2])).max() < 0.01  # the contact spheres' centres on the slope
+
+
+def test_a_slope_too_steep_for_the_feet_is_refused_before_the_loop():
+    """Standing on 30 deg takes a friction ratio of tan(30 deg) = 0.577 along the slope; the horizon's pyramid
+    allows mu / sqrt(2) = 0.495 at mu = 0.7: refused when the task is built, before any plant or loop."""
+    with pytest.raises(ValueError, match=r"takes a friction ratio of 0.577 along the plane; the horizon's pyramid allows 0.495"):
+        mpc_task(problems.get("go1-slope", angle=30.0))
+    for heading in (0.0, np.pi / 2, -np.pi / 2):  # a slope along a tangent of the pyramid: tan(angle)
+        assert GroundPlane.of_terrain(Slope(np.radians(20.0), heading)).holding_ratio() == pytest.approx(np.tan(np.radians(20.0)), rel=1e-14)
+    assert GroundPlane().holding_ratio() == 0.0

@@ -88,6 +88,13 @@ class GroundPlane:
         points = np.atleast_2d(np.asarray(points, dtype=float))
         return float(np.mean(points[:, 2] - points[:, :2] @ self.gradient))
 
+    def holding_ratio(self) -> float:
+        """The friction ratio standing on the plane takes: gravity's larger component along a tangent of
+        :attr:`rotation` over its component along the normal (0 on flat ground; ``tan(angle)`` on a slope
+        along ``x``), to compare with a pyramid's coefficient."""
+        along = np.abs(self.rotation[2, :])  # e_z in the plane's frame
+        return float(max(along[0], along[1]) / along[2])
+
     def base_rotation(self, heading: float) -> np.ndarray:
         """The base's reference rotation (3, 3) at ``heading`` (rad): ``z`` along the normal, ``x`` the heading tilted into the plane."""
         return base_rotation(self.normal, heading)

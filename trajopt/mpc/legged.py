@@ -248,12 +248,18 @@ class LeggedMPC:
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
         #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
         self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
+        #: the plane the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`; the flat ground by default)
+        self.ground = GroundPlane() if ground is None else ground
+        need = self.ground.holding_ratio()
+        if need > self.pyramid_coefficient:
+            raise ValueError(
+                f"ground: standing on this slope ({np.degrees(np.arccos(self.ground.normal[2])):.1f} deg) takes a friction ratio of {need:.3f} along the plane; "
+                f"the horizon's pyramid allows {self.pyramid_coefficient:.3f} (mu = {robot.mu:g} / sqrt(2))"
+            )
         self.apex = scale.distance(0.08) if apex is None else float(apex)
         if not (np.isfinite(foot_sink) and foot_sink >= 0):
             raise ValueError(f"foot_sink: expected a depth >= 0 (m), got {foot_sink!r}")
         self.foot_sink = float(foot_sink)
-        #: the plane the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`; the flat ground by default)
-        self.ground = GroundPlane() if ground is None else ground
         self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length
@@ -327,6 +333,8 @@ class LeggedMPC:
         self._ground = self.ground.offset
         #: per tick: time, reference position (2,), heading, velocity (3,) and the command in force
         self.history: list = []
+        #: ``(foot, landing time) -> foothold (3,)``: where the newest tick before each landing aimed that foot
+        self.planned_footholds: dict = {}
 
     def _ramp(self, v: np.ndarray, command: np.ndarray, dt: float) -> np.ndarray:
         return v + np.clip(command - v, -self.acceleration * dt, self.acceleration * dt)
@@ -472,4 +480,6 @@ class LeggedMPC:
             s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
             P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(self.foot_sink + 4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
             P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
+            for land_time, target in zip(land, hold):  # the newest plan's foothold of each landing
+                self.planned_footholds[i, round(float(land_time), 9)] = target.copy()
         return P

@@ -164,7 +164,8 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
 
         return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu, terrain=problem.terrain if ground.inclined else None)
 
-    return MPCTask(legged.problem.name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=problem.terrain if ground.inclined else None)
+    name = f"{problem.name}-mpc" if ground.inclined else legged.problem.name  # the slope's own name, not its gait's
+    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=problem.terrain if ground.inclined else None)
 
 
 def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:

@@ -9,8 +9,10 @@ Panels over the plant's time (s), pushes shaded red:
   ``v_y`` (m/s) and yaw rate (rad/s), measured against the command (dotted)
   and the reference (dashed); otherwise the WORLD velocity and the reference's;
 - legged robots only: the base path and the footholds seen from above (a
-  foot's position at the first tick of each of its stance phases), and the
-  gait diagram of the applied plans (a bar while a foot's first knot is in stance);
+  foot's position at the first tick of each of its stance phases, dots)
+  against the planned ones (crosses: where the last tick before each landing
+  aimed the foot, the horizon's ``planned_footholds``),
+  and the gait diagram of the applied plans (a bar while a foot's first knot is in stance);
 - each tick's compute time (ms, wall) with the deadline (one controller
   period) and the failed ticks marked;
 - the applied plans at their first knot: for a legged robot the largest
@@ -75,7 +77,8 @@ def _position(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     reference = None
     if task.legged is not None and task.legged.history:
         h = task.legged.history
-        times, reference = np.array([e[0] for e in h]), np.array([np.r_[e[1], task.legged.height] for e in h])
+        legged = task.legged
+        times, reference = np.array([e[0] for e in h]), np.array([np.r_[e[1], legged.height + legged.ground.height(e[1])] for e in h])  # over the ground's plane
     elif task.reference is not None:
         times = result.times
         reference = np.array([base_motion(task.problem.model, x)[0] for x in task.reference(times)])
@@ -121,7 +124,9 @@ def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     for i, name in enumerate(robot.kinematics_bodies):
         starts = np.flatnonzero(masks[1:, i] & ~masks[:-1, i]) + 1
         holds = np.array([np.asarray(robot.kinematics(ticks[k].state)).reshape(-1, 3)[i] for k in starts]).reshape(-1, 3)
-        ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
+        (dots,) = ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
+        planned = np.array([p for (foot, _), p in sorted(task.legged.planned_footholds.items()) if foot == i]).reshape(-1, 3)
+        ax.plot(planned[:, 0], planned[:, 1], "x", markersize=4, color=dots.get_color(), label=f"{name} planned" if len(planned) else None)
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
