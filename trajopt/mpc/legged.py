@@ -213,6 +213,10 @@ class LeggedMPC:
         (module docstring), so that their clearance is over the surface rather than over the sunk stance
         height. 0 by default; :class:`~trajopt.mujoco.foreign.ForeignPlant` measures it for a user's MJCF
         (``plant.foot_sink``), and the attribute of the same name may be set before a run.
+    ground:
+        The plane the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`; default the flat
+        ground at ``z = 0``). ``ValueError`` when the horizon's friction pyramid cannot hold the robot standing
+        on it (:meth:`~trajopt.mpc.ground_plane.GroundPlane.holding_ratio` above :attr:`pyramid_coefficient`).
     weights:
         The cost's :class:`LeggedMPCWeights` in the Go1's units (default: its defaults), scaled to the robot
         (:meth:`LeggedMPCWeights.scaled`); the attribute ``weights`` holds the scaled ones.
@@ -298,7 +302,6 @@ class LeggedMPC:
         mu = self.pyramid_coefficient
         kkt = model.kkt
         weight = robot.mass * GRAVITY
-
         ground = self.ground
 
         def friction(x: Any, u: Any, mask: Any) -> Any:

@@ -130,20 +130,21 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
         gaits = GaitSchedule.constant(problem.schedule.name)
+    terrain = problem.terrain if ground.inclined or ground.offset != 0.0 else None  # what the plant stands on; None: the floor at z = 0
     duration = None
-    if ground.inclined and commands is None:  # the plan's walk at its mean velocity, then standing where it ends
+    if terrain is not None and commands is None:  # the plan's walk at its mean velocity, then standing where it ends
         displacement = np.asarray(problem.displacement, dtype=float)
         commands = CommandProfile([0.0, problem.tf], [Command(displacement[0] / problem.tf, displacement[1] / problem.tf, 0.0), Command()])
         duration = problem.tf + TERRAIN_STANDING_TIME
     legged = LeggedMPC(problem.robot if controller_robot is None else controller_robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon, ground=ground)
     robot = problem.robot
-    x0 = problem.x0.copy() if ground.inclined else legged.x_stand.copy()  # on a slope, the plan's start: its feet on the plane
+    x0 = problem.x0.copy() if terrain is not None else legged.x_stand.copy()  # on a terrain, the plan's start: its feet on the ground
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
         if mjcf is not None:  # the user's own MuJoCo model of the robot: it defines its contacts, masses and step
             if sim != "mujoco" or payload or mu is not None or contact != "realistic":
                 raise ValueError("mjcf: the file is the whole plant (its contacts, masses, friction); give no sim, contact, payload or mu with it")
-            if ground.inclined:
+            if terrain is not None:
                 raise ValueError(f"mjcf: {problem.name!r} walks on a terrain that MuJoCo builds for it; a --plant file brings its own floor")
             from ..mujoco.foreign import ForeignPlant  # the mujoco extra
 
@@ -152,7 +153,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
             return foreign
         if sim not in SIMULATORS:
             raise ValueError(f"sim: expected one of {SIMULATORS}, got {sim!r}")
-        if sim == "own" and ground.inclined:
+        if sim == "own" and terrain is not None:
             raise ValueError(f"sim: {problem.name!r} walks on a terrain; our KKT plant has flat ground only (use MuJoCo)")
         if sim == "own":
             from .legged_plant import KKTPlant
@@ -162,10 +163,10 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
             return KKTPlant(robot, x0, dt)
         from ..mujoco.plant import MujocoPlant  # the mujoco extra
 
-        return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu, terrain=problem.terrain if ground.inclined else None)
+        return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu, terrain=terrain)
 
-    name = f"{problem.name}-mpc" if ground.inclined else legged.problem.name  # the slope's own name, not its gait's
-    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=problem.terrain if ground.inclined else None)
+    name = f"{problem.name}-mpc" if terrain is not None else legged.problem.name  # the slope's own name, not its gait's
+    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain)
 
 
 def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:

@@ -145,8 +145,8 @@ class ForeignPlant:
 
         A copy of the model with every controlled joint locked at ``x0`` (its range shrunk to a point) stands on
         its feet for :data:`SETTLE_TIME`; the sink is the floor's height minus the lowest point of each foot
-        sphere. MuJoCo's soft contacts let feet sink: 2-3 mm with its default ``solimp``, 18 mm for
-        Menagerie's Go1 feet (``solimp 0.015 1 0.031``)."""
+        sphere. MuJoCo's soft contacts let feet sink, Menagerie's Go1 feet (``solimp 0.015 1 0.031``) far deeper
+        than MuJoCo's default ones."""
         model = copy.deepcopy(self.model)
         q0 = self.data.qpos[self.qadr]
         model.jnt_limited[self.joint_ids] = 1
@@ -254,7 +254,7 @@ def write_menagerie_style(
     :class:`ForeignPlant` to be tried on): the root body ``mass_change`` kg off, rotor ``armature`` (kg m^2),
     joint ``damping`` (``abduction_damping`` on the hip abductions, the joints named ``*hip*`` or ``*HAA*``) and
     ``frictionloss`` (N m), feet as soft spheres of ``foot_radius`` (m) and ``foot_solimp`` (default Menagerie's
-    Go1 feet, :data:`MENAGERIE_FOOT_SOLIMP`, which sink 17-18 mm under the Go1's weight) on a floor at ``z = 0``,
+    Go1 feet, :data:`MENAGERIE_FOOT_SOLIMP`, far softer than MuJoCo's default ones) on a floor at ``z = 0``,
     an elliptic cone, MuJoCo's ``timestep`` (Menagerie keeps MuJoCo's default 2 ms), and position servos of gains
     ``kp``, ``kv`` with the URDF's effort limits as force ranges."""
     contact = ContactParameters(radius=foot_radius, solref=(0.02, 1.0), solimp=tuple(foot_solimp), cone="elliptic", impratio=100.0)
