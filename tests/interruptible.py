@@ -9,8 +9,20 @@ finishes normally). The tests of interruption start their children with
 from __future__ import annotations
 
 import signal
+import subprocess
 
 
 def default_sigint() -> None:
     """Restore SIGINT's default action in a child before it executes (``Popen(preexec_fn=...)``)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupt(proc: subprocess.Popen, timeout: float = 30.0) -> tuple:
+    """Send ``proc`` a SIGINT (Ctrl-C) and wait for it: its ``(stdout, stderr)``; killed, and the timeout raised,
+    when it does not stop within ``timeout`` s."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise

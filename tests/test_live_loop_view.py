@@ -136,30 +136,19 @@ def test_mpc_view_streams_the_plant_to_the_browser_while_it_runs():
     after tick, moving forward; the first Ctrl-C stops the run and the viewer serves it at the same address until
     the second (exit status 130: interrupted)."""
     import os
-    import re
-    import select
     import signal
     import subprocess
     import sys
     import time
 
-    from .interruptible import default_sigint
-
-    def read_url(proc: subprocess.Popen, timeout: float) -> str:
-        deadline, seen = time.monotonic() + timeout, []
-        while time.monotonic() < deadline and proc.poll() is None:
-            if select.select([proc.stdout], [], [], 1.0)[0]:
-                seen.append(proc.stdout.readline())
-                match = re.search(r"3D viewer at (http://\S+)", seen[-1])
-                if match:
-                    return match.group(1)
-        pytest.fail(f"no viewer URL within {timeout} s; output: {''.join(seen)!r}")
+    from .interruptible import default_sigint, interrupt
+    from .viewer_helpers import read_viewer_url
 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     command = [sys.executable, "-m", "trajopt.cli", "mpc", "go1-trot", "--vx", "0.3", "--duration", "60", "--delay", "tick", "--view", "-q"]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
     try:
-        url = read_url(proc, timeout=300)
+        url = read_viewer_url(proc, timeout=300)
         socket_url = "ws://" + url.split("//", 1)[1].split("/", 1)[0] + "/"
         messages = _websocket_messages(socket_url, 4.0)
         trunk = [m for m in messages if m.get("type") == "set_transform" and m.get("path") == f"{ROOT}/trunk_0"]
@@ -168,16 +157,11 @@ def test_mpc_view_streams_the_plant_to_the_browser_while_it_runs():
         assert x[-1] - x[0] > 0.1, f"the trunk moved {x[-1] - x[0]:.3f} m forward in 4 s at 0.3 m/s"
         assert any(m.get("path") == f"{ROOT}/plan/foot0" for m in messages), "no planned foot path"
         proc.send_signal(signal.SIGINT)
-        assert read_url(proc, timeout=120) == url  # the run stopped; the whole run is served at the same address
+        assert read_viewer_url(proc, timeout=120) == url  # the run stopped; the whole run is served at the same address
         time.sleep(1.0)
         assert proc.poll() is None, "the viewer stopped serving after the run"
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
+        _, err = interrupt(proc)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
 

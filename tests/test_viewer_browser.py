@@ -9,25 +9,21 @@ also keeps the Go1 screenshot (the README's picture).
 from __future__ import annotations
 
 import os
-import re
-import select
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .interruptible import default_sigint
+from .interruptible import default_sigint, interrupt
 
 from trajopt.viewer import solution_scene
 from trajopt.viewer.html import page, write_page
 from trajopt.viewer.meshcat_scene import ROOT, scene_commands
 
-from .viewer_helpers import WINDOW, central, changed, go1_trot, quadrotor, screenshot, session_dir
+from .viewer_helpers import WINDOW, central, changed, go1_trot, quadrotor, read_viewer_url, screenshot, session_dir
 
 pytestmark = pytest.mark.browser
 
@@ -86,22 +82,6 @@ def test_quadrotor_export_shows_the_body_moving(tmp_path):
     _check_drawn_and_moving(solution, "quadrotor", (0.0, solution.tf), tmp_path)
 
 
-def _read_url(proc: subprocess.Popen, timeout: float) -> str:
-    """The viewer URL from the CLI's output (fails after ``timeout`` s)."""
-    deadline, seen = time.monotonic() + timeout, []
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-        if ready:
-            line = proc.stdout.readline()
-            seen.append(line)
-            match = re.search(r"3D viewer at (http://\S+)", line)
-            if match:
-                return match.group(1)
-        if proc.poll() is not None:
-            break
-    pytest.fail(f"no viewer URL within {timeout} s; output: {''.join(seen)!r}")
-
-
 def test_live_viewer_serves_the_motion_until_interrupted(tmp_path):
     """`trajopt view FILE` with no display: prints the URL, serves the animated scene, stops cleanly on Ctrl-C."""
     saved = session_dir() / "trot_live.npz"
@@ -110,7 +90,7 @@ def test_live_viewer_serves_the_motion_until_interrupted(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     proc = subprocess.Popen([sys.executable, "-m", "trajopt.cli", "view", str(saved)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
     try:
-        url = _read_url(proc, timeout=120)
+        url = read_viewer_url(proc, timeout=120)
         # the live page plays the loop: two virtual-time budgets show two times of the motion
         early = screenshot(url, tmp_path / "live_a.png", budget_ms=1000)
         late = screenshot(url, tmp_path / "live_b.png", budget_ms=1300)
@@ -122,11 +102,6 @@ def test_live_viewer_serves_the_motion_until_interrupted(tmp_path):
         assert central(changed(early, late)).mean() > MIN_MOTION_FRACTION
         assert proc.poll() is None, "the viewer stopped serving"
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            out, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
+        out, err = interrupt(proc)
     assert proc.returncode == 0, err
     assert "Traceback" not in err

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import functools
 import os
+import re
+import select
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -73,3 +76,18 @@ def central(mask: np.ndarray, margin: float = 0.15) -> np.ndarray:
     h, w = mask.shape
     dh, dw = int(margin * h), int(margin * w)
     return mask[dh : h - dh, dw : w - dw]
+
+
+def read_viewer_url(proc: subprocess.Popen, timeout: float) -> str:
+    """The next viewer URL (``3D viewer at URL``) in a CLI process's output (text mode); fails after ``timeout`` s
+    or when the process ends first."""
+    deadline, seen = time.monotonic() + timeout, []
+    while time.monotonic() < deadline:
+        if select.select([proc.stdout], [], [], 1.0)[0]:
+            seen.append(proc.stdout.readline())
+            match = re.search(r"3D viewer at (http://\S+)", seen[-1])
+            if match:
+                return match.group(1)
+        if proc.poll() is not None:
+            break
+    pytest.fail(f"no viewer URL within {timeout} s; output: {''.join(seen)!r}")

@@ -250,16 +250,17 @@ def mpc_command(args: argparse.Namespace) -> int:
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
         if args.model_armature:  # the controller's robot with the file's rotor inertias; the plant stays
             task = mpc_task(problem, args.horizon, commands, gaits, robot=problem.robot.with_armature(plant.passive()["armature"]))
+            task.legged.foot_sink = plant.foot_sink  # what task.plant(mjcf=) gave the first horizon
         mpc = task.controller(mode=args.mode, settings=solver_settings(args), budget=args.budget)
     except (ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None
     model = task.problem.model
     if args.duration is None:
         args.duration = task.duration if task.duration is not None else DEFAULT_DURATION
-    if args.foot_sink is not None or args.mjcf is not None:  # the file's sink reaches a horizon rebuilt for --model-armature too
+    if args.foot_sink is not None:
         if task.legged is None:
             raise UsageError(f"--foot-sink: the swing feet of a legged robot's horizon; {args.name!r} has none")
-        task.legged.foot_sink = plant.foot_sink if args.foot_sink is None else args.foot_sink
+        task.legged.foot_sink = args.foot_sink
     compensation = None
     if args.mjcf is not None:
         print("\n".join(plant.differences()))

@@ -483,6 +483,6 @@ class LeggedMPC:
             s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
             P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(self.foot_sink + 4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
             P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
-            for land_time, target in zip(land, hold):  # the newest plan's foothold of each landing
-                self.planned_footholds[i, round(float(land_time), 9)] = target.copy()
+            for land_time, j in zip(*np.unique(land, return_index=True)):  # the newest plan's foothold of each landing
+                self.planned_footholds[i, round(float(land_time), 9)] = hold[j].copy()
         return P

@@ -70,7 +70,7 @@ class LoopView:
             bodies = self._state_scene(x0[None]).bodies
         else:
             self._visuals = robot_visuals(self.robot, max_faces)
-            poses = self._poses(x0[None])[0]
+            poses = self._frames(x0[None])[0][0]
             bodies = [Body(visual.name, visual.mesh, poses[i][None]) for i, visual in enumerate(self._visuals)]
         self._names = [body.name for body in bodies]
         for body in bodies:
@@ -126,9 +126,10 @@ class LoopView:
             self._stop.wait(self.period)  # at most one frame per period; ticks in between are skipped
 
     def _draw(self, x: np.ndarray, plan: Any) -> None:
-        for name, pose in zip(self._names, self._poses(x[None])[0]):
+        poses, bases = self._frames(x[None])
+        for name, pose in zip(self._names, poses[0]):
             self._send({"type": "set_transform", "path": f"{ROOT}/{name}", "matrix": pose.T.ravel().tolist()})
-        base = self._base(x[None])[0]
+        base = bases[0]
         if self.follows:  # the scene slides under the camera (meshcat's orbit controls turn about the origin)
             shift = np.eye(4)
             shift[:3, 3] = -base
@@ -143,7 +144,7 @@ class LoopView:
             self._send({"type": "set_object", "path": f"{ROOT}/trail", "object": line_object(np.array(self._trail), TRAIL_COLOR)})
         if plan is not None:
             states = np.asarray(plan.states, dtype=float)
-            self._send({"type": "set_object", "path": f"{ROOT}/plan/base", "object": line_object(self._base(states), PATH_COLOR)})
+            self._send({"type": "set_object", "path": f"{ROOT}/plan/base", "object": line_object(self._frames(states, poses=False)[1], PATH_COLOR)})
             if self.contacts:
                 feet = np.array([np.asarray(self.robot.kinematics(s), dtype=float).reshape(self.contacts, 3) for s in states])
                 for i in range(self.contacts):
@@ -156,17 +157,14 @@ class LoopView:
             return _rigid_body_scene(self.model, np.zeros(len(X)), X, np.zeros((len(X), self.model.control_dim)))
         return _point_mass_scene(self.model, np.zeros(len(X)), X)
 
-    def _poses(self, X: np.ndarray) -> np.ndarray:
-        """World poses (K, bodies, 4, 4) at the states ``X``."""
+    def _frames(self, X: np.ndarray, poses: bool = True) -> tuple:
+        """At the states ``X``: the bodies' world poses (K, bodies, 4, 4; ``None`` without ``poses``) and the
+        positions (K, 3) the paths follow (the base, the rigid body, a chain's tip), one scene built for both."""
         if self._visuals is None:
-            return np.stack([body.poses for body in self._state_scene(X).bodies], axis=1)
-        return visual_poses(self.robot.pin_model, self._visuals, X[:, : self.robot.nq])
-
-    def _base(self, X: np.ndarray) -> np.ndarray:
-        """Positions (K, 3) at the states ``X`` of what the path follows: the base, the rigid body, a chain's tip."""
-        if self._visuals is None:
-            return self._state_scene(X).paths[0][1]
-        return X[:, :3] if self.robot.is_floating else np.zeros((len(X), 3))
+            scene = self._state_scene(X)
+            return (np.stack([body.poses for body in scene.bodies], axis=1) if poses else None), scene.paths[0][1]
+        bases = X[:, :3] if self.robot.is_floating else np.zeros((len(X), 3))
+        return (visual_poses(self.robot.pin_model, self._visuals, X[:, : self.robot.nq]) if poses else None), bases
 
     def _send(self, command: dict) -> None:
         self.viewer.visualizer.window.send(_Lowered(command))
