@@ -214,6 +214,37 @@ random time of the trot's period, {settings['trials']} trials per direction.
 """
 
 
+def terrain_mpc_section(result: Dict[str, Any]) -> str:
+    """``bench/terrain_mpc.py``: the receding horizon over the terrains it plans offline, from random start phases."""
+    settings = result["settings"]
+    rows = []
+    for r in result["rows"]:
+        runs = r["runs"]
+        fell = [f"{x['fall_time']:.2f} s ({x['fall_reason']})" for x in runs if x["fell"]]
+        p50, p99 = (statistics.median(x[key] for x in runs) for key in ("p50", "p99"))
+        rows.append([
+            r["case"], f"{r['arrived']} / {len(runs)}", ", ".join(fell) or "none",
+            f"{sum(len(x['off_regions']) for x in runs)} of {sum(x['footholds'] for x in runs)}",
+            f"{1e3 * p50:.1f} / {1e3 * p99:.1f} ms", str(sum(x["failed"] for x in runs)),
+        ])  # fmt: skip
+    head = ["task", "arrived, no fall", "falls", "footholds off the foot regions", "tick p50 / p99 (median over runs)", "failed ticks"]
+    return f"""## Terrain under model-predictive control
+
+`python bench/terrain_mpc.py --json bench/results/terrain_mpc.json`: each
+task is `trajopt mpc NAME`'s default (from the plan's start to where the plan
+ends, then standing; MuJoCo building the terrain as `trajopt verify` does),
+{settings['runs']} runs from random start phases (the robot stands a random
+time within the trot's period before it trots), delay {settings['delay']}. A
+run arrived when no link but a foot touched the terrain and every foot ended
+over the foot region of its plan's last foothold; a foothold taken is the
+foot at the middle of its stance phase.
+
+{table(head, rows)}
+
+{run_line(result['run'])}
+"""
+
+
 #: The result files the page renders, in its order, with the function that renders each.
 SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "convergence.json": convergence_section,
@@ -221,6 +252,7 @@ SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "terrain.json": terrain_section,
     "quadrupeds.json": quadrupeds_section,
     "foreign_plants.json": foreign_plants_section,
+    "terrain_mpc.json": terrain_mpc_section,
 }
 
 

@@ -61,3 +61,7 @@ class GaitScale:
     def duration(self, go1_value: float) -> float:
         """A Go1 duration (s) for this robot."""
         return go1_value * self.time
+
+    def speed(self, go1_value: float) -> float:
+        """A Go1 speed (m/s) for this robot: ``length / time``, ``sqrt(length)``."""
+        return go1_value * self.length / self.time

@@ -47,10 +47,18 @@ class GroundPlane:
         #: the plane's frame (3, 3): tangents t1, t2 and the normal as columns
         self.rotation = np.column_stack([*surface_tangents(self.normal), self.normal]) if self.inclined else np.eye(3)
 
+    #: footholds anywhere on the plane (:class:`~trajopt.mpc.terrain_ground.TerrainGround` has foot regions)
+    has_regions = False
+
     @property
     def inclined(self) -> bool:
         """Whether the plane is not horizontal."""
         return bool(np.any(self.gradient))
+
+    @property
+    def tilts_base(self) -> bool:
+        """Whether the base's reference tilts with the ground: on an inclined plane."""
+        return self.inclined
 
     @classmethod
     def of_terrain(cls, terrain: Optional[Any]) -> "GroundPlane":
@@ -94,6 +102,17 @@ class GroundPlane:
         along ``x``), to compare with a pyramid's coefficient."""
         along = np.abs(self.rotation[2, :])  # e_z in the plane's frame
         return float(max(along[0], along[1]) / along[2])
+
+    def base_frames(self, xy: np.ndarray, headings: np.ndarray) -> tuple:
+        """The plane's height (K,) under base positions ``xy`` (K, 2) and the base's reference rotations (K, 3, 3)
+        at ``headings`` (K,) (:meth:`base_rotation`)."""
+        return self.height(xy), np.array([self.base_rotation(psi) for psi in np.atleast_1d(headings)])
+
+    def footholds(self, xy: np.ndarray, offset: float, toward: Optional[np.ndarray] = None) -> np.ndarray:
+        """The footholds (K, 3) of targets ``xy`` (K, 2): the points of the plane (offset ``offset``) above them (``toward``,
+        which picks a foot region on a :class:`~trajopt.mpc.terrain_ground.TerrainGround`, unused)."""
+        xy = np.asarray(xy, dtype=float)
+        return np.column_stack([xy, self.height(xy, offset)])
 
     def base_rotation(self, heading: float) -> np.ndarray:
         """The base's reference rotation (3, 3) at ``heading`` (rad): ``z`` along the normal, ``x`` the heading tilted into the plane."""

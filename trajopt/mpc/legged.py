@@ -13,7 +13,10 @@ the horizon changes numbers, never the NLP. The ground is a plane
 slope): on a slope, forces and heights below are taken in the plane's frame
 (the pyramid about its normal, heights ``p_z - g_x p_x - g_y p_y``), the
 base's reference stands its standing height above the plane with its ``z``
-axis along the normal, and the swing targets lie on the plane:
+axis along the normal, and the swing targets lie on the plane. Or it is the
+horizontal foot regions of a terrain (stairs;
+:class:`~trajopt.mpc.terrain_ground.TerrainGround`), which adds rows of its
+own (below) and its reference for the trunk:
 
 - the friction pyramid inscribed in Coulomb's cone, ``|f_x|, |f_y| <= mu f_z
   / sqrt(2)``, of every foot's KKT force ``f(x_k, u_k, s_k)`` (its rows' lower
@@ -28,12 +31,18 @@ axis along the normal, and the swing targets lie on the plane:
   in swing at ``k - 1``) its height is the ground's and its velocity zero
   (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
   free elsewhere. The ground's height is the mean height of the feet
-  standing now (a soft ground lets them sink a few millimetres). Knot 1 is
+  standing now (a soft ground lets them sink a few millimetres); over foot
+  regions, the height of the landing's foothold plus the stance feet's mean
+  height above the terrain. Knot 1 is
   left free: it is reached from the measured state in one interval, and a
   foot there often cannot be steered (hard rows there made the QP
   infeasible when the plant's feet landed early or sank; touchdown as a
   cost only let feet land late);
-- the URDF's torque and joint limits (bounds).
+- the URDF's torque and joint limits (bounds);
+- over foot regions only: at a landing's touchdown knot the foot inside its
+  region's axis-aligned rows, and from knot 3 on, where a swing's envelope
+  rises above its lift-off, ``p_z - E(p) >= c(s)`` (the swing's clearance
+  over the terrain's edges, :mod:`trajopt.mpc.terrain_ground`).
 
 The horizon starts from the measured state with the velocities of the feet
 that landed within the last :data:`SETTLE_TIME` (in stance at knot 0, in
@@ -65,6 +74,11 @@ time) through a generator with memory, advanced at every tick:
   :data:`MAX_LAG` (m, scaled; rad): a robot trotting in place is pulled back
   to where it started, one that cannot keep up is not dragged;
 - over the horizon, the reference keeps ramping towards each knot's command;
+- with a ``goal`` (a WORLD position), the command's speed is pointed at the
+  goal from the reference position and capped by ``sqrt(2 a d)`` (``d`` the
+  distance left), so that the reference stops there; it does not move while
+  the gait stands. The terrain tasks walk to where their plans end this way
+  (:mod:`trajopt.mpc.tasks`);
 - standing still (four feet down at every knot, the reference at rest) the
   reference position is over the feet: the base position that puts the
   measured feet at their standing offsets (in the least-squares sense), so
@@ -88,7 +102,16 @@ The cost (least squares, :class:`LeggedMPCWeights`) tracks
   (1 - s)) e_z`` (``s`` the swing's phase, ``p_lo`` where the foot lifted off,
   ``a`` the apex height above the ground, ``d`` the feet's sink
   ``foot_sink``: on a soft ground the stance feet sit ``d`` below the surface
-  the swing must clear, and the ground height is estimated from them);
+  the swing must clear, and the ground height is estimated from them).
+  Over foot regions, ``p_td`` is taken from the measured base (``p_ref``
+  minus the lag ``p_ref - p``: the reference runs up to :data:`MAX_LAG`
+  ahead of a robot that climbs, and footholds planned from it overreached
+  up a stair and put a shank on its edge) and moved into a foot region
+  (:meth:`~trajopt.mpc.terrain_ground.TerrainGround.foothold`); a target
+  between two regions goes to the side of the target planned from ``p +``
+  the lag's first :data:`EDGE_LEAD` (so that a robot whose hind feet stand
+  just before the last stair still steps up to its goal); the path's height
+  is at least the swing's envelope plus the clearance;
 - the torques, lightly: at a knot with all four feet down around the
   torques that hold the standing posture with vertical forces ``m g / 4``
   per foot (``tau = g(q) - J^T f``, joint rows), elsewhere around zero.
@@ -133,8 +156,9 @@ from typing import Any, Optional, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
+from scipy.spatial.transform import Rotation
 
-from lie import quat_to_euler_zyx, rot_to_quat, yaw_to_quat, yaw_to_rot
+from lie import quat_to_euler_zyx, yaw_to_quat, yaw_to_rot
 from models.contact_dynamics import ContactDynamics
 from models.model import GRAVITY
 
@@ -156,6 +180,12 @@ MAX_LAG = (0.1, 0.3)
 DEFAULT_HORIZON = 0.4
 #: A foothold's largest horizontal distance from its hip, as a fraction of the leg's length.
 REACH = 0.45
+#: Over a terrain, how far (m, the Go1's; scaled) the reference's lead over the measured base may carry a foothold target
+#: that lies between two foot regions to the farther one (module docstring).
+EDGE_LEAD = 0.04
+#: Over a terrain, the fraction of a swing by which its path's horizontal part reaches the foothold: the rest comes
+#: down onto it (feet following the straight path landed short, some on a stair's edge).
+SWING_REACH_PHASE = 0.75
 #: How long after its touchdown a foot's measured velocity is projected out (s, the Go1's, scaled; module docstring):
 #: longer than a trot's stance (0.3 s), so that only a stand keeps its feet's measured velocities.
 SETTLE_TIME = 0.5
@@ -214,9 +244,13 @@ class LeggedMPC:
         height. 0 by default; :class:`~trajopt.mujoco.foreign.ForeignPlant` measures it for a user's MJCF
         (``plant.foot_sink``), and the attribute of the same name may be set before a run.
     ground:
-        The plane the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`; default the flat
-        ground at ``z = 0``). ``ValueError`` when the horizon's friction pyramid cannot hold the robot standing
+        What the horizon walks on: a plane (:class:`~trajopt.mpc.ground_plane.GroundPlane`; default the flat
+        ground at ``z = 0``) or a terrain's horizontal foot regions (:class:`~trajopt.mpc.terrain_ground.TerrainGround`).
+        ``ValueError`` when the horizon's friction pyramid cannot hold the robot standing
         on it (:meth:`~trajopt.mpc.ground_plane.GroundPlane.holding_ratio` above :attr:`pyramid_coefficient`).
+    goal:
+        A WORLD position ``(x, y)`` (m) the reference walks to at the commands' speed and stops at (module
+        docstring); ``None`` (default): the commands' velocities alone.
     weights:
         The cost's :class:`LeggedMPCWeights` in the Go1's units (default: its defaults), scaled to the robot
         (:meth:`LeggedMPCWeights.scaled`); the attribute ``weights`` holds the scaled ones.
@@ -236,7 +270,8 @@ class LeggedMPC:
         weights: Optional[LeggedMPCWeights] = None,
         integrator: str = "rk2",
         foot_sink: float = 0.0,
-        ground: Optional[GroundPlane] = None,
+        ground: Any = None,
+        goal: Optional[Sequence[float]] = None,
     ) -> None:
         if robot.nc != 4:
             raise ValueError(f"robot: expected a quadruped with 4 feet, got {robot.nc} kinematics bodies")
@@ -252,7 +287,8 @@ class LeggedMPC:
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
         #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
         self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
-        #: the plane the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`; the flat ground by default)
+        #: what the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`, the flat ground by default, or
+        #: :class:`~trajopt.mpc.terrain_ground.TerrainGround`)
         self.ground = GroundPlane() if ground is None else ground
         need = self.ground.holding_ratio()
         if need > self.pyramid_coefficient:
@@ -264,9 +300,13 @@ class LeggedMPC:
         if not (np.isfinite(foot_sink) and foot_sink >= 0):
             raise ValueError(f"foot_sink: expected a depth >= 0 (m), got {foot_sink!r}")
         self.foot_sink = float(foot_sink)
+        #: a position (2,) the reference walks to (at the commands' speed, while the gait steps) and stops at (m, world),
+        #: or ``None``: the commands' velocities alone
+        self.goal = None if goal is None else np.asarray(goal, dtype=float).reshape(2)
         self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length
+        self.edge_lead = scale.distance(EDGE_LEAD)
         self.settle_time = scale.duration(SETTLE_TIME)
         self.dt = float(dt)
         N = int(round(scale.duration(horizon) / self.dt)) + 1
@@ -312,7 +352,16 @@ class LeggedMPC:
         heights = lambda x: ca.vertcat(*[ground.relative_height(robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
         self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
         self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
-        for c in (self.friction, self.foot_height, self.touchdown):
+        constraints = [self.friction, self.foot_height, self.touchdown]
+        self.foothold_box = self.swing_clearance = None
+        if ground.has_regions:  # over a terrain's foot regions and edges (trajopt.mpc.terrain_ground)
+            planar = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i : 3 * i + 2] for i in feet])  # noqa: E731
+            self.foothold_box = Constraint(planar, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="foothold in its region")
+            size = ground.profile_size
+            above = lambda x, u, p: ca.vertcat(*[ground.clearance_row(p[size * i : size * (i + 1)], robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
+            self.swing_clearance = Constraint(above, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, params=np.tile(ground.flat_params, (N - 1, 4)), name="swing clearance")
+            constraints += [self.foothold_box, self.swing_clearance]
+        for c in constraints:
             problem.add_constraint(c)
         xl, xu = np.full(problem.nx, -np.inf), np.full(problem.nx, np.inf)
         xl[robot.joint_position_slice], xu[robot.joint_position_slice] = robot.joint_lower, robot.joint_upper
@@ -346,7 +395,7 @@ class LeggedMPC:
         """Move the reference's state to time ``t`` (module docstring), pulled towards the measured base ``x``."""
         dt = max(t - self._t_ref, 0.0)
         if dt > 0:
-            self._v_ref = self._ramp(self._v_ref, self.commands.at(t).as_array(), dt)
+            self._v_ref = self._ramp(self._v_ref, self._toward_goal(self.commands.at(t).as_array(), self._p_ref, self._psi_ref, t), dt)
             self._p_ref = self._p_ref + yaw_to_rot(self._psi_ref)[:2, :2] @ self._v_ref[:2] * dt
             self._psi_ref += self._v_ref[2] * dt
             self._t_ref = t
@@ -356,6 +405,21 @@ class LeggedMPC:
         yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         heading_lag = np.angle(np.exp(1j * (self._psi_ref - yaw)))
         self._psi_ref = yaw + float(np.clip(heading_lag, -self.max_lag[1], self.max_lag[1]))
+
+    def _toward_goal(self, command: np.ndarray, p: np.ndarray, psi: float, t: float) -> np.ndarray:
+        """``command`` (3,) with a :attr:`goal`: its speed ``|(v_x, v_y)|`` (capped by ``sqrt(2 a d)``, ``a`` the forward
+        acceleration and ``d`` the distance left, so that it stops there) pointed from ``p`` (2,) at the goal, in the
+        heading frame of ``psi``; its yaw rate kept; no speed while the gait at ``t`` (s) stands. ``command`` itself
+        without a goal."""
+        if self.goal is None:
+            return command
+        d = self.goal - p
+        distance = float(np.hypot(d[0], d[1]))
+        speed = min(float(np.hypot(command[0], command[1])), math.sqrt(2.0 * self.acceleration[0] * distance))
+        if distance < 1e-9 or speed == 0.0 or self.timeline.duty[self.timeline.segment(t)] >= 1.0:
+            return np.array([0.0, 0.0, command[2]])
+        c, s = math.cos(psi), math.sin(psi)
+        return np.array([(c * d[0] + s * d[1]) * speed / distance, (-s * d[0] + c * d[1]) * speed / distance, command[2]])
 
     def reference_base(self, times: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Reference base positions (K, 3), headings (K,) and heading-frame velocities (K, 3) at
@@ -367,13 +431,14 @@ class LeggedMPC:
         for k, tk in enumerate(times.tolist()):
             dt = tk - t
             if dt > 0:
-                v_new = self._ramp(v, commands[k], dt)
+                v_new = self._ramp(v, self._toward_goal(commands[k], p, psi, tk), dt)
                 psi = psi + 0.5 * dt * (v[2] + v_new[2])  # trapezoidal in the yaw rate, and in the velocity turned by the new heading
                 c, s = math.cos(psi), math.sin(psi)
                 vx, vy = 0.5 * (v[0] + v_new[0]), 0.5 * (v[1] + v_new[1])
                 p = p + dt * np.array([c * vx - s * vy, s * vx + c * vy])
                 v, t = v_new, tk
-            P[k], PSI[k], V[k] = (p[0], p[1], self.height + self.ground.height(p)), psi, v
+            P[k, :2], PSI[k], V[k] = p, psi, v
+        P[:, 2] = self.height + self.ground.base_frames(P[:, :2], PSI)[0]
         return P, PSI, V
 
     def update(self, problem: Problem, t: float, x: np.ndarray) -> None:
@@ -394,7 +459,7 @@ class LeggedMPC:
         positions, headings, velocities = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
         X[:, self.robot.base_position_slice] = positions
-        X[:, self.robot.base_orientation_slice] = self._base_orientations(headings)
+        X[:, self.robot.base_orientation_slice] = self._base_orientations(positions, headings)
         X[:, nq : nq + 2] = velocities[:, :2]  # body frame = heading frame for the level reference
         X[:, nq + 2] = 0.0
         X[:, nq + 5] = velocities[:, 2]
@@ -407,22 +472,30 @@ class LeggedMPC:
         if standing.any():
             self._ground = self.ground.offset_of(feet_now[standing])  # a soft ground lets the feet sink a few millimetres
             self._lift_off[standing] = feet_now[standing]
+        self.swing_cost.raw_params, landings = self._swing_targets(x, times, masks, headings[0])
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
-        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, self._ground, -np.inf), np.where(touchdown, self._ground, np.inf)
+        heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, 4) of the footholds aimed at; NaN where none
+        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, heights, -np.inf), np.where(touchdown, heights, np.inf)
         rest = np.repeat(touchdown, 3, axis=1)
         self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
+        if self.foothold_box is not None:
+            lower, upper = np.full((N - 1, 8), -np.inf), np.full((N - 1, 8), np.inf)
+            for j, i in zip(*np.nonzero(touchdown)):
+                box = self.ground.foothold_box(landings[j, i])
+                lower[j, 2 * i : 2 * i + 2], upper[j, 2 * i : 2 * i + 2] = box[[0, 2]], box[[1, 3]]
+            self.foothold_box.lower, self.foothold_box.upper = lower, upper
         self.state_cost.x_ref = X
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
-        self.swing_cost.raw_params = self._swing_targets(x, times, masks, headings[0])
 
-    def _base_orientations(self, headings: np.ndarray) -> np.ndarray:
-        """Reference base quaternions (K, 4) at ``headings`` (K,): level and turned by the heading about z on flat
-        ground; on a slope, ``z`` along the plane's normal and ``x`` the heading tilted into it (:class:`GroundPlane`)."""
-        if not self.ground.inclined:
+    def _base_orientations(self, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
+        """Reference base quaternions (K, 4) at ``positions`` (K, 3) and ``headings`` (K,): level and turned by the heading
+        about z on flat ground; on a slope, ``z`` along the plane's normal and ``x`` the heading tilted into it
+        (:class:`GroundPlane`); over a terrain, along the normal of the ground under the hips (:class:`TerrainGround`)."""
+        if not self.ground.tilts_base:
             return yaw_to_quat(headings)
-        quats = np.array([rot_to_quat(self.ground.base_rotation(psi)) for psi in np.atleast_1d(headings)])
+        quats = Rotation.from_matrix(self.ground.base_frames(positions[:, :2], headings)[1]).as_quat(canonical=True)[:, [3, 0, 1, 2]]  # scalar first, w >= 0
         flips = np.r_[False, np.einsum("ij,ij->i", quats[1:], quats[:-1]) < 0]  # one hemisphere along the horizon
         return np.where(np.logical_xor.accumulate(flips)[:, None], -quats, quats)
 
@@ -456,10 +529,14 @@ class LeggedMPC:
         """Torque references (K, nu) of the stance masks (K, 4) (module docstring)."""
         return np.where(masks.all(axis=1)[:, None], self._standing_torques, 0.0)
 
-    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> np.ndarray:
-        """Swing-foot targets and weights (N, 16) per knot: ``[p_0 .. p_3, w_0 .. w_3]`` (module docstring)."""
+    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> Tuple[np.ndarray, np.ndarray]:
+        """Swing-foot targets and weights (N, 16) per knot, ``[p_0 .. p_3, w_0 .. w_3]``, and the footholds (N, 4, 3)
+        each swinging foot is aimed at (NaN at stance knots); over a terrain, the swing clearance rows' envelopes
+        and bounds (module docstring)."""
         N, h, tl = len(times), self.dt, self.timeline
         P = np.zeros((N, 16))
+        footholds = np.full((N, 4, 3), np.nan)
+        profiles, clearance = (np.tile(self.ground.flat_params, (N, 4, 1)), np.full((N, 4), -np.inf)) if self.ground.has_regions else (None, None)
         yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         v_world = yaw_to_rot(yaw) @ x[self.robot.nq : self.robot.nq + 3]  # body-frame base velocity, level base assumed for the correction
         v_ref = yaw_to_rot(heading) @ np.r_[self._v_ref[:2], 0.0]
@@ -478,11 +555,36 @@ class LeggedMPC:
             offset = hold[:, :2] - hips[:, :2]
             norm = np.linalg.norm(offset, axis=1, keepdims=True)
             hold[:, :2] = hips[:, :2] + offset * np.minimum(1.0, self.reach / np.maximum(norm, 1e-12))
-            hold[:, 2] = self.ground.height(hold[:, :2], self._ground)
+            if self.ground.has_regions:  # over a terrain: the target from the measured base, the reference's only picking the region
+                lag = self._p_ref - self.robot.base_position(x)[:2]  # (module docstring)
+                lead = lag * min(1.0, self.edge_lead / max(float(np.linalg.norm(lag)), 1e-12))
+                hold = self.ground.footholds(hold[:, :2] - lag, self._ground, toward=hold[:, :2] - lag + lead)
+            else:
+                hold = self.ground.footholds(hold[:, :2], self._ground)
             start = np.r_[self._lift_off[i][:2], self.ground.height(self._lift_off[i][:2], self._ground)]  # where the foot stands now, or stood when this swing began
             s = np.clip((times[k] - lift) / (land - lift), 0.0, 1.0)
-            P[k, 3 * i : 3 * i + 3] = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(self.foot_sink + 4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
+            path = (1 - s[:, None]) * start + s[:, None] * hold + np.outer(self.foot_sink + 4 * self.apex * s * (1 - s), [0.0, 0.0, 1.0])
+            if self.ground.has_regions:  # over a terrain: over the foothold before coming down onto it (module docstring)
+                ahead = np.minimum(s / SWING_REACH_PHASE, 1.0)[:, None]
+                path[:, :2] = (1 - ahead) * start[:2] + ahead * hold[:, :2]
+            for target in np.unique(hold, axis=0) if self.ground.has_regions else ():  # over a terrain's edges (trajopt.mpc.terrain_ground)
+                rows = np.all(hold == target, axis=1)
+                params = self.ground.swing_params(start, target)
+                profiles[k[rows], i] = params
+                floor = self.ground.swing_floor(params, path[rows, :2])
+                rising = floor - self.ground.clearance > start[2] - self._ground + 1e-3  # over or near an edge up from the lift-off
+                clearance[k[rows], i] = np.where(rising, self.ground.required_clearance(s[rows]) + self._ground, -np.inf)
+                path[rows, 2] = np.maximum(path[rows, 2], floor + self._ground + self.foot_sink)
+            P[k, 3 * i : 3 * i + 3] = path
             P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
+            footholds[k, i] = hold
+            if self.ground.has_regions:  # over a terrain, the touchdown knots too: left free, feet landed short (docs/design/mpc.md)
+                landing = k[(k + 1 < N) & masks[np.minimum(k + 1, N - 1), i]]
+                P[landing + 1, 3 * i : 3 * i + 3] = hold[np.isin(k, landing)]
+                P[landing + 1, 12 + i] = np.sqrt(self.weights.swing_foot)
             for land_time, j in zip(*np.unique(land, return_index=True)):  # the newest plan's foothold of each landing
                 self.planned_footholds[i, round(float(land_time), 9)] = hold[j].copy()
-        return P
+        if self.swing_clearance is not None:
+            clearance[1:3] = -np.inf  # knots 1 and 2: reached from the measured state within two steps, they cannot be steered far
+            self.swing_clearance.raw_params, self.swing_clearance.lower = profiles[1:].reshape(N - 1, -1), clearance[1:]
+        return P, footholds

@@ -8,12 +8,18 @@ what ``trajopt mpc NAME`` runs:
   receding horizon (:class:`~trajopt.mpc.legged.LeggedMPC`), the robot
   starting from its standing state, in MuJoCo (``sim="mujoco"``) or in our
   KKT plant (``sim="own"``, :class:`~trajopt.mpc.legged_plant.KKTPlant`);
-  on a slope (``go1-slope``, ``slope --robot NAME``), the horizon walks on
-  its plane (:class:`~trajopt.mpc.ground_plane.GroundPlane`) from the plan's
-  start, by default the plan's displacement at its mean speed and then
-  standing (``duration``: the plan's and :data:`TERRAIN_STANDING_TIME`), in
-  MuJoCo on the terrain :func:`trajopt.mujoco.verify` builds; a terrain that
-  is not one plane (stairs, stones, gaps) is refused;
+  over a terrain, the horizon walks on its plane (a slope: ``go1-slope``,
+  ``slope --robot NAME``; :class:`~trajopt.mpc.ground_plane.GroundPlane`) or
+  on its horizontal foot regions (stairs: ``go1-stairs``, ``stairs --robot
+  NAME``; :class:`~trajopt.mpc.terrain_ground.TerrainGround`, with
+  the swing feet's weight :data:`TERRAIN_SWING_WEIGHT`) from the plan's
+  start, by default to where the plan ends (the horizon's ``goal``) at the
+  plan's mean speed or :data:`TERRAIN_SPEED` if that is lower, and then
+  standing there (``duration``: :data:`TERRAIN_TIME_FACTOR` times the walk at
+  that speed, and :data:`TERRAIN_STANDING_TIME`), in MuJoCo on the terrain
+  :func:`trajopt.mujoco.verify` builds; other terrains (stepping stones,
+  height maps) are refused with the reason, as are the jumps (``go1-gap``: the
+  horizon runs gaits);
 - a tracking problem (one with ``reference_states(times)``, such as
   ``quadrotor-track``): a horizon of ``horizon`` seconds over the same model,
   costs and bounds, whose references follow ``reference_states`` from each
@@ -23,24 +29,34 @@ what ``trajopt mpc NAME`` runs:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from ..costs import QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import LeggedProblem
+from ..legged.scaling import GaitScale
 from ..problem import Problem
 from .controller import MPC, InitialState, Update
 from .commands import Command, CommandProfile
 from .gaits import GAITS, GaitSchedule
 from .ground_plane import GroundPlane
-from .legged import DEFAULT_HORIZON, LeggedMPC
+from .legged import DEFAULT_HORIZON, LeggedMPC, LeggedMPCWeights
 from .plant import ModelPlant
+from .terrain_ground import TerrainGround
 
 SIMULATORS = ("mujoco", "own")
-#: Seconds a terrain task stands at the end of its walk (its default duration is the plan's plus these).
+#: Seconds a terrain task stands at the end of its walk (module docstring).
 TERRAIN_STANDING_TIME = 3.0
+#: A terrain task's walking speed at most (m/s, the Go1's; scaled by dynamic similarity): at the stairs plan's mean
+#: speed the base lagged its reference until the footholds went out of reach (docs/design/mpc.md).
+TERRAIN_SPEED = 0.2
+#: A terrain task's default duration allows its walk this many times the time at its speed (a base lags its reference).
+TERRAIN_TIME_FACTOR = 1.5
+#: Weight of the swing feet's paths over horizontal foot regions (:class:`~trajopt.mpc.legged.LeggedMPCWeights`'
+#: ``swing_foot`` elsewhere): with that one the feet fell short of their apex and met the first riser (docs/design/mpc.md).
+TERRAIN_SWING_WEIGHT = 3000.0
 #: Knots per second of a tracking problem's horizon.
 TRACKING_KNOTS_PER_SECOND = 20
 #: Weight of a tracking horizon's terminal cost, relative to its running cost.
@@ -118,25 +134,41 @@ def _own_only(sim: str, name: str, options: dict) -> None:
         raise ValueError(f"{given[0]}: a plant option of the legged robots in MuJoCo; {name!r} runs in our simulator")
 
 
-def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
+def _ground(problem: LeggedProblem, robot: Any) -> Any:
+    """The ground the horizon of ``problem`` walks on: its terrain's plane (flat ground, a slope), else its horizontal
+    foot regions over a floor that gives footing too (stairs; :class:`~trajopt.mpc.terrain_ground.TerrainGround`);
+    others refused with the reason."""
     try:
-        ground = GroundPlane.of_terrain(problem.terrain)
+        return GroundPlane.of_terrain(problem.terrain)
     except ValueError:
+        pass
+    try:
+        return TerrainGround.for_robot(problem.terrain, robot, problem.clearance)
+    except ValueError as err:
         raise ValueError(
-            f"problem: {problem.name!r} plans over a terrain ({getattr(problem.terrain, 'name', type(problem.terrain).__name__)}); the receding horizon walks on "
-            f"one plane only (flat ground or a slope): plan it offline with `trajopt solve {problem.name}` and check it with `trajopt verify {problem.name}`"
+            f"problem: {problem.name!r} plans over a terrain the receding horizon cannot walk ({err}); "
+            f"plan it offline with `trajopt solve {problem.name}` and check it with `trajopt verify {problem.name}`"
         ) from None
+
+
+def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
+    ground = _ground(problem, problem.robot if controller_robot is None else controller_robot)
     if gaits is None:
         if problem.schedule.name not in GAITS:
             raise ValueError(f"problem: {problem.name!r} has the gait {problem.schedule.name!r}; the receding horizon runs {', '.join(GAITS)}")
         gaits = GaitSchedule.constant(problem.schedule.name)
-    terrain = problem.terrain if ground.inclined or ground.offset != 0.0 else None  # what the plant stands on; None: the floor at z = 0
-    duration = None
-    if terrain is not None and commands is None:  # the plan's walk at its mean velocity, then standing where it ends
-        displacement = np.asarray(problem.displacement, dtype=float)
-        commands = CommandProfile([0.0, problem.tf], [Command(displacement[0] / problem.tf, displacement[1] / problem.tf, 0.0), Command()])
-        duration = problem.tf + TERRAIN_STANDING_TIME
-    legged = LeggedMPC(problem.robot if controller_robot is None else controller_robot, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon, ground=ground)
+    terrain = problem.terrain if ground.has_regions or ground.inclined or ground.offset != 0.0 else None  # what the plant stands on; None: the floor at z = 0
+    duration = goal = weights = None
+    controller = problem.robot if controller_robot is None else controller_robot
+    if terrain is not None and commands is None:  # to where the plan ends, at its mean speed (at most TERRAIN_SPEED), then standing there
+        start, goal = problem.robot.base_position(problem.x0)[:2], np.asarray(problem.target_base_position, dtype=float)[:2]
+        distance = float(np.linalg.norm(goal - start))
+        speed = min(distance / problem.tf, GaitScale.of(controller).speed(TERRAIN_SPEED))
+        commands = Command(speed, 0.0, 0.0)
+        duration = TERRAIN_TIME_FACTOR * distance / speed + TERRAIN_STANDING_TIME
+    if ground.has_regions:
+        weights = replace(LeggedMPCWeights(), swing_foot=TERRAIN_SWING_WEIGHT)
+    legged = LeggedMPC(controller, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon, ground=ground, goal=goal, weights=weights)
     robot = problem.robot
     x0 = problem.x0.copy() if terrain is not None else legged.x_stand.copy()  # on a terrain, the plan's start: its feet on the ground
 

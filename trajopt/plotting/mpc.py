@@ -9,7 +9,8 @@ Panels over the plant's time (s), pushes shaded red:
   ``v_y`` (m/s) and yaw rate (rad/s), measured against the command (dotted)
   and the reference (dashed); otherwise the WORLD velocity and the reference's;
 - legged robots only: the base path and the footholds seen from above (a
-  foot's position at the first tick of each of its stance phases, dots)
+  foot's position at the middle tick of each of its stance phases,
+  :func:`~trajopt.mpc.footholds_taken.footholds_taken`, dots)
   against the planned ones (crosses: where the last tick before each landing
   aimed the foot, the horizon's ``planned_footholds``),
   and the gait diagram of the applied plans (a bar while a foot's first knot is in stance);
@@ -33,6 +34,7 @@ from matplotlib.figure import Figure
 
 from lie import quat_to_euler_zyx
 
+from ..mpc.footholds_taken import footholds_taken
 from ..mpc.log import base_motion
 from ..mpc.loop import ClosedLoopResult
 from ..mpc.tasks import MPCTask
@@ -78,7 +80,8 @@ def _position(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     if task.legged is not None and task.legged.history:
         h = task.legged.history
         legged = task.legged
-        times, reference = np.array([e[0] for e in h]), np.array([np.r_[e[1], legged.height + legged.ground.height(e[1])] for e in h])  # over the ground's plane
+        times, xy = np.array([e[0] for e in h]), np.array([e[1] for e in h])
+        reference = np.c_[xy, legged.height + legged.ground.base_frames(xy, np.array([e[2] for e in h]))[0]]  # over the ground under the trunk
     elif task.reference is not None:
         times = result.times
         reference = np.array([base_motion(task.problem.model, x)[0] for x in task.reference(times)])
@@ -118,12 +121,10 @@ def _heading_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
 
 def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     robot = task.legged.robot
-    ticks = result.log
     ax.plot(result.states[:, 0], result.states[:, 1], color="0.3", label="base path")
-    masks = np.array([r.params > 0.5 for r in ticks])
+    taken = footholds_taken(result, robot)
     for i, name in enumerate(robot.kinematics_bodies):
-        starts = np.flatnonzero(masks[1:, i] & ~masks[:-1, i]) + 1
-        holds = np.array([np.asarray(robot.kinematics(ticks[k].state)).reshape(-1, 3)[i] for k in starts]).reshape(-1, 3)
+        holds = np.array([f.position for f in taken if f.foot == i]).reshape(-1, 3)
         (dots,) = ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
         planned = np.array([p for (foot, _), p in sorted(task.legged.planned_footholds.items()) if foot == i]).reshape(-1, 3)
         ax.plot(planned[:, 0], planned[:, 1], "x", markersize=4, color=dots.get_color(), label=f"{name} planned" if len(planned) else None)

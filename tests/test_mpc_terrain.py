@@ -1,0 +1,212 @@
+"""The receding horizon over foot regions (trajopt.mpc.terrain_ground): the trunk's plane against a direct least-squares
+fit, footholds inside the regions, the swing's envelope rows against the terrain's own profile, the per-tick data of
+go1-stairs, the walk to the plan's end, bad input; go1-stairs climbed in MuJoCo."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import problems
+from trajopt.legged.terrain_plan import base_rotation, fit_plane
+from trajopt.mpc.footholds_taken import Foothold, footholds_taken, off_the_regions
+from trajopt.mpc.gaits import GaitSchedule
+from trajopt.mpc.legged import LeggedMPC
+from trajopt.mpc.loop import run_closed_loop
+from trajopt.mpc.tasks import mpc_task
+from trajopt.mpc.terrain_ground import CACHE_RESOLUTION, FOOTHOLD_MARGIN, PROFILE_STEPS, TerrainGround
+from trajopt.terrain import HeightMap, boxes, stairs, stone_lanes
+from trajopt.terrain.profile import clearance
+
+STAIRS = stairs(rise=0.08, run=0.25, count=3, start=0.25)
+
+
+def ground_of(terrain):
+    return TerrainGround.for_robot(terrain, problems.get("go1-stairs").robot, 0.02)
+
+
+def test_the_trunks_plane_is_the_least_squares_fit_through_the_terrain_under_the_hips():
+    ground = ground_of(STAIRS)
+    rng = np.random.default_rng(0)
+    xy, headings = rng.uniform([-0.2, -0.3], [1.2, 0.3], (30, 2)), rng.uniform(-0.5, 0.5, 30)
+    heights, rotations = ground.base_frames(xy, headings)
+    for p, psi, h, R in zip(xy, headings, heights, rotations):
+        c, s = np.cos(psi), np.sin(psi)
+        hips = p + ground.hips @ np.array([[c, -s], [s, c]]).T
+        along = np.linspace(-ground.span, ground.span, 9)
+        z = [STAIRS.height(hip + np.outer(along, [c, s])).mean() for hip in hips]
+        c0, gx, gy = fit_plane(np.c_[hips, z])
+        normal = np.array([-gx, -gy, 1.0]) / np.sqrt(1 + gx * gx + gy * gy)
+        assert h == pytest.approx(c0 + gx * p[0] + gy * p[1], abs=1e-12)
+        np.testing.assert_allclose(R, base_rotation(normal, psi), rtol=0, atol=1e-12)
+    flat = ground.base_frames(np.array([[-1.0, 0.0]]), np.zeros(1))
+    assert flat[0][0] == 0.0 and np.allclose(flat[1][0], np.eye(3), atol=1e-15)  # before the stairs: level, on the floor
+
+
+def test_footholds_lie_inside_the_foot_regions_away_from_the_edges():
+    ground = ground_of(STAIRS)
+    inside = ground.foothold(np.array([0.37, 0.1]), 0.002)  # mid-tread: where it was aimed, on the tread
+    np.testing.assert_allclose(inside, [0.37, 0.1, 0.082], atol=1e-15)
+    for x in np.linspace(0.2, 0.9, 50):
+        hold = ground.foothold(np.array([x, 0.0]), 0.0)
+        region = STAIRS.region_at(hold[:2], 0.0)
+        assert region.contains(hold[:2], FOOTHOLD_MARGIN - 1e-9)[0], (x, hold)  # the treads are 25 cm deep: the full margin fits
+        assert hold[2] == pytest.approx(float(region.height(hold[:2])[0]), abs=1e-15)
+        assert abs(hold[0] - x) <= FOOTHOLD_MARGIN + 1e-9  # the nearest such point: moved by at most the margin
+    near_edge = ground.foothold(np.array([0.26, 0.0]), 0.0)  # 1 cm onto the first tread: onto the tread, the margin in
+    assert near_edge[0] == pytest.approx(0.25 + FOOTHOLD_MARGIN) and near_edge[2] == pytest.approx(0.08)
+    between = np.array([0.49, 0.0])  # 1 cm before the second edge: back onto the first tread, unless the reference's target is past it
+    assert ground.foothold(between, 0.0)[0] == pytest.approx(0.5 - FOOTHOLD_MARGIN)
+    assert ground.foothold(between, 0.0, toward=np.array([0.52, 0.0]))[0] == pytest.approx(0.5 + FOOTHOLD_MARGIN)
+    assert ground.foothold(np.array([0.37, 0.0]), 0.0, toward=np.array([0.6, 0.0]))[0] == 0.37  # well inside a tread: kept
+
+
+def test_a_region_too_small_for_the_margin_gets_a_smaller_one():
+    crate = boxes([((0.4, 0.1), (0.1, 0.1), 0.05)])  # a 10 cm square box, 5 cm high
+    ground = ground_of(crate)
+    hold = ground.foothold(np.array([0.47, 0.1]), 0.0, toward=np.array([0.44, 0.1]))  # 2 cm past the box; the reference's target on it
+    assert hold[0] == pytest.approx(0.45 - 0.5 * FOOTHOLD_MARGIN) and hold[2] == 0.05  # 10 cm: 3.5 cm from its edges
+
+
+def test_a_terrain_with_footing_on_its_blocks_only_is_refused():
+    lanes = stone_lanes([-0.13, 0.13], size=0.1, gap=0.1, first=-0.45, count=7, depth=0.3)
+    with pytest.raises(ValueError, match="gives footing on its blocks only"):
+        ground_of(lanes)
+    with pytest.raises(ValueError, match=r"'go1-stones' plans over a terrain the receding horizon cannot walk \(terrain: .* gives footing on its blocks only"):
+        mpc_task(problems.get("go1-stones"))
+
+
+def test_the_landing_box_holds_the_foot_near_its_foothold_and_in_its_region():
+    ground = ground_of(STAIRS)
+    tol, margin = ground.landing_tolerance, STAIRS.margin
+    np.testing.assert_allclose(ground.foothold_box(np.array([0.4, 0.05, 0.08])), [0.4 - tol, 0.4 + tol, 0.05 - tol, 0.05 + tol], atol=1e-15)
+    near_edge = ground.foothold_box(np.array([0.32, 0.53, 0.08]))  # the tread's margin cuts the box: behind, and at the side
+    np.testing.assert_allclose(near_edge, [0.25 + margin - 1e-3, 0.32 + tol, 0.53 - tol, 0.6 - margin + 1e-3], atol=1e-12)
+
+
+def test_the_swings_rows_are_the_terrains_own_envelope():
+    ground = ground_of(STAIRS)
+    start, end = np.array([0.15, 0.1, 0.0]), np.array([0.37, 0.12, 0.08])
+    params = ground.swing_params(start, end)
+    profile = STAIRS.swing_profile(start[:2], end[:2], half_width=ground.corridor)
+    np.testing.assert_array_equal(params, profile.params(PROFILE_STEPS))
+    points = np.c_[np.linspace(0.15, 0.37, 12), np.linspace(0.1, 0.12, 12), np.linspace(0.0, 0.2, 12)]
+    np.testing.assert_allclose([ground.clearance_row(params, p) for p in points], profile.clearance(points), rtol=0, atol=1e-15)
+    np.testing.assert_allclose([float(clearance(params, p, PROFILE_STEPS, STAIRS.ramp)) for p in points], profile.clearance(points), rtol=0, atol=1e-15)
+    assert params[7] < 0.25 and params[8] == pytest.approx(0.08)  # one step up, its ramp starting before the edge
+    near = ground.swing_params(start, end + [0.4 * CACHE_RESOLUTION, 0.0, 0.0])
+    assert near is params  # a target that moved less than the cache's resolution shares the envelope
+    required = ground.required_clearance(np.array([0.0, 0.1, 0.2, 0.5, 0.9, 1.0]))
+    np.testing.assert_allclose(required, [0.0, 0.01, 0.02, 0.02, 0.01, 0.0], atol=1e-15)
+
+
+def test_the_stance_feet_height_estimate_ignores_a_foot_off_the_terrain():
+    ground = ground_of(STAIRS)
+    feet = np.array([[0.0, 0.1, -0.004], [0.4, 0.1, 0.076], [0.3, -0.1, 0.0], [-0.2, -0.1, 0.0]])
+    feet[2, 2] = -0.2  # in no region's reach: dropped
+    assert ground.offset_of(feet) == pytest.approx(np.mean([-0.004, -0.004, 0.0]), abs=1e-15)
+    assert ground.offset_of(feet[2:3]) == 0.0
+
+
+def test_a_stairs_tick_aims_its_landings_at_the_treads():
+    """One update of go1-stairs' horizon while the first swing is under way: the touchdown rows hold each landing foot at
+    its foothold's tread height plus the stance feet's offset, the landing boxes hold it in its tread at its touchdown
+    knot only, and the swing clearance rows are bounded only where the envelope rises above the lift-off's level."""
+    task = mpc_task(problems.get("go1-stairs"))
+    legged, x = task.legged, task.x0.copy()
+    legged.start(0.0, x)
+    legged.update(task.problem, 0.36, x)
+    touchdown = np.isfinite(legged.foot_height.lower) & (legged.foot_height.lower == legged.foot_height.upper)
+    assert touchdown.any()
+    boxes = np.isfinite(legged.foothold_box.lower)
+    np.testing.assert_array_equal(boxes, np.repeat(touchdown, 2, axis=1))
+    for j, i in zip(*np.nonzero(touchdown)):
+        hold = legged.planned_footholds[next(key for key in sorted(legged.planned_footholds) if key[0] == i and key[1] > 0.36)]
+        assert legged.foot_height.lower[j, i] == pytest.approx(hold[2], abs=1e-15)
+        assert legged.foothold_box.lower[j, 2 * i] <= hold[0] <= legged.foothold_box.upper[j, 2 * i]
+        assert task.terrain.region_at(hold[:2], 0.0).contains(hold[:2], FOOTHOLD_MARGIN - 1e-9)[0]
+    bounded = np.isfinite(legged.swing_clearance.lower)
+    assert not bounded[:2].any()  # knots 1 and 2 are left free
+    assert bounded.any()  # the front foot swinging up the first step
+    assert not np.isfinite(legged.swing_clearance.lower[:, 2:]).any()  # the hind feet swing on the floor: no edge to clear
+
+
+def test_the_flat_ground_gets_no_terrain_rows():
+    task = mpc_task(problems.get("go1-trot"))
+    names = [c.name for c in task.problem.constraints]
+    assert names == ["friction pyramid", "touchdown on the ground", "touchdown at rest"]
+    assert task.legged.goal is None and task.legged.foothold_box is None and task.legged.swing_clearance is None
+
+
+def test_the_reference_walks_to_the_goal_and_stops_there():
+    robot = problems.get("go1-trot").robot
+    legged = LeggedMPC(robot, "trot", commands=None, goal=(0.5, 0.2))
+    legged.commands = legged.commands.__class__.constant(legged.commands.at(0.0).__class__(0.3, 0.0, 0.0))
+    x = robot.init_state()
+    legged.start(0.0, x)
+    for k in range(1, 400):  # the base following the reference exactly
+        legged._advance_reference(0.02 * k, x)
+        x = x.copy()
+        x[:2] = legged._p_ref
+    np.testing.assert_allclose(legged._p_ref, [0.5, 0.2], atol=2e-3)
+    assert np.abs(legged._v_ref[:2]).max() < 0.02
+    standing = LeggedMPC(robot, GaitSchedule([(0.0, "stand"), (1.0, "trot")]), goal=(0.5, 0.0))
+    standing.commands = legged.commands
+    standing.start(0.0, robot.init_state())
+    standing._advance_reference(0.5, robot.init_state())
+    assert np.all(standing._v_ref == 0.0)  # no walking while the gait stands
+
+
+def test_go1_stairs_task_walks_to_the_plans_end():
+    problem = problems.get("go1-stairs")
+    task = mpc_task(problem)
+    np.testing.assert_allclose(task.legged.goal, problem.target_base_position[:2], atol=0)
+    assert task.name == "go1-stairs-mpc" and task.terrain is problem.terrain
+    assert task.legged.commands.at(0.0).vx == pytest.approx(0.2)
+    assert task.duration == pytest.approx(1.5 * np.linalg.norm(problem.target_base_position[:2] - problem.x0[:2]) / 0.2 + 3.0)
+
+
+def test_what_the_horizon_cannot_walk_is_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"'go1-gap' plans over a terrain the receding horizon cannot walk"):
+        mpc_task(problems.get("go1-gap"))
+    with pytest.raises(ValueError, match=r"has the gait 'jump'; the receding horizon runs"):
+        mpc_task(problems.get("go1-jump"))
+    with pytest.raises(ValueError, match="expected a BlockTerrain"):
+        TerrainGround(HeightMap(np.zeros((3, 3)), 0.1), np.zeros((4, 2)), 0.02)
+    with pytest.raises(ValueError, match="^terrain: "):  # stairs the legs cannot climb: refused with the problem, before any loop
+        mpc_task(problems.get("go1-stairs", rise=0.3))
+
+
+def test_go1_climbs_the_stairs_in_mujoco_and_stands_on_the_top_tread():
+    """go1-stairs under MPC from its default task: no fall (no link but a foot touching the stairs), every foothold
+    taken on a tread, all four feet over the top tread at the end."""
+    problem = problems.get("go1-stairs")
+    task = mpc_task(problem)
+    result = run_closed_loop(task.controller(mode="rti"), task.plant(), task.duration, 50.0, delay="tick")
+    assert not result.fell, result.fall_reason
+    taken = footholds_taken(result, problem.robot)
+    assert len(taken) > 40 and not off_the_regions(taken, problem.terrain)
+    feet = np.asarray(problem.robot.kinematics(result.states[-1])).reshape(4, 3)
+    assert (feet[:, 0] > 0.25 + 2 * 0.25).all() and (feet[:, 2] > 0.24 - 0.03).all()  # past the last edge, on the top
+
+
+def test_footholds_taken_are_the_feet_at_the_middle_of_their_stance_phases():
+    from types import SimpleNamespace
+
+    robot = problems.get("go1-stairs").robot
+    x = robot.init_state()
+    states = []
+    for k in range(6):
+        s = x.copy()
+        s[0] = 0.1 * k  # the whole robot moved forward, so each tick's feet differ
+        states.append(s)
+    masks = np.ones((6, 4))
+    masks[2:4, 0] = 0.0  # foot 0 swings at ticks 2 and 3
+    log = [SimpleNamespace(t=0.02 * k, params=masks[k], state=states[k]) for k in range(6)]
+    taken = footholds_taken(SimpleNamespace(log=log), robot)
+    foot0 = [f for f in taken if f.foot == 0]
+    assert [(f.t0, f.t1) for f in foot0] == [(0.0, 0.02), (0.08, 0.1)]
+    np.testing.assert_allclose(foot0[1].position, np.asarray(robot.kinematics(states[4])).reshape(4, 3)[0], atol=0)
+    assert len(taken) == 5  # the other feet stand throughout
+    on_riser = [Foothold(0, 0.0, 0.1, np.array([0.25, 0.1, 0.0]))]  # at the first edge, at the floor's height: the step's top is 8 cm up
+    assert off_the_regions(on_riser, STAIRS) == on_riser
+    assert off_the_regions([Foothold(0, 0.0, 0.1, np.array([0.37, 0.1, 0.075]))], STAIRS) == []
