@@ -9,6 +9,7 @@ import pytest
 import problems
 from trajopt.legged.terrain_plan import base_rotation, fit_plane
 from trajopt.mpc.footholds_taken import Foothold, footholds_taken, off_the_regions
+from trajopt.mpc.commands import Command
 from trajopt.mpc.gaits import GaitSchedule
 from trajopt.mpc.legged import LeggedMPC
 from trajopt.mpc.loop import run_closed_loop
@@ -139,8 +140,7 @@ def test_the_flat_ground_gets_no_terrain_rows():
 
 def test_the_reference_walks_to_the_goal_and_stops_there():
     robot = problems.get("go1-trot").robot
-    legged = LeggedMPC(robot, "trot", commands=None, goal=(0.5, 0.2))
-    legged.commands = legged.commands.__class__.constant(legged.commands.at(0.0).__class__(0.3, 0.0, 0.0))
+    legged = LeggedMPC(robot, "trot", commands=Command(0.3, 0.0, 0.0), goal=(0.5, 0.2))
     x = robot.init_state()
     legged.start(0.0, x)
     for k in range(1, 400):  # the base following the reference exactly
@@ -149,8 +149,7 @@ def test_the_reference_walks_to_the_goal_and_stops_there():
         x[:2] = legged._p_ref
     np.testing.assert_allclose(legged._p_ref, [0.5, 0.2], atol=2e-3)
     assert np.abs(legged._v_ref[:2]).max() < 0.02
-    standing = LeggedMPC(robot, GaitSchedule([(0.0, "stand"), (1.0, "trot")]), goal=(0.5, 0.0))
-    standing.commands = legged.commands
+    standing = LeggedMPC(robot, GaitSchedule([(0.0, "stand"), (1.0, "trot")]), commands=Command(0.3, 0.0, 0.0), goal=(0.5, 0.0))
     standing.start(0.0, robot.init_state())
     standing._advance_reference(0.5, robot.init_state())
     assert np.all(standing._v_ref == 0.0)  # no walking while the gait stands
@@ -210,3 +209,17 @@ def test_footholds_taken_are_the_feet_at_the_middle_of_their_stance_phases():
     on_riser = [Foothold(0, 0.0, 0.1, np.array([0.25, 0.1, 0.0]))]  # at the first edge, at the floor's height: the step's top is 8 cm up
     assert off_the_regions(on_riser, STAIRS) == on_riser
     assert off_the_regions([Foothold(0, 0.0, 0.1, np.array([0.37, 0.1, 0.075]))], STAIRS) == []
+
+
+def test_a_swing_over_many_short_treads_keeps_the_edges_it_crosses():
+    """Treads of 8 cm: the profile's window (30 cm before and after the swing) holds more rises than the rows; those
+    behind the lift-off are folded into its level, those past the foothold dropped, and the envelope along the swing
+    itself is the terrain's own."""
+    short = stairs(rise=0.03, run=0.08, count=8, start=0.25)
+    ground = ground_of(short)
+    start, end = np.array([0.46, 0.0, 0.09]), np.array([0.6, 0.0, 0.15])
+    profile = short.swing_profile(start[:2], end[:2], half_width=ground.corridor)
+    assert len(profile.steps) > PROFILE_STEPS
+    params = ground.swing_params(start, end)
+    along = np.c_[np.linspace(0.44, 0.62, 40), np.zeros(40), np.full(40, 0.3)]
+    np.testing.assert_allclose([ground.clearance_row(params, p) for p in along], profile.clearance(along), rtol=0, atol=1e-12)

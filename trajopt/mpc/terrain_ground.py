@@ -21,10 +21,11 @@ refused (docs/design/mpc.md).
   within :data:`LANDING_TOLERANCE` of its foothold, inside that region's
   axis-aligned rows (:meth:`TerrainGround.foothold_box`: exact for the
   rectangles of stairs laid along ``x``);
-- **swing clearance over edges:** at every swing knot after the first, the
-  foot ``p`` is held above the swing's envelope ``E``
-  (:meth:`trajopt.terrain.Terrain.swing_profile`: the terrain's shape along
-  the swing from lift-off to foothold, its valleys filled, its rises ramped),
+- **swing clearance over edges:** from knot 3 on, at the swing knots where
+  the swing's envelope ``E`` (:meth:`trajopt.terrain.Terrain.swing_profile`
+  in a corridor of :data:`SWING_CORRIDOR` about the swing's path: the
+  terrain's shape from lift-off to foothold, its valleys filled, its rises
+  ramped) rises above the lift-off's level, the foot ``p`` is held
   ``p_z - E(p_x, p_y) >= c(s)``, a hard row as in the offline plans; ``c``
   is ``clearance`` grown from 0 over the first and last
   :data:`CLEARANCE_PHASE` of the swing ``s`` (:meth:`TerrainGround.required_clearance`);
@@ -190,7 +191,7 @@ class TerrainGround:
         """The footholds (K, 3) of targets ``xy`` (K, 2) (:meth:`foothold` of each distinct one, with ``toward`` (K, 2))."""
         xy = np.asarray(xy, dtype=float)
         toward = xy if toward is None else np.asarray(toward, dtype=float)
-        unique, index, inverse = np.unique(np.c_[xy, toward], axis=0, return_index=True, return_inverse=True)
+        _, index, inverse = np.unique(np.c_[xy, toward], axis=0, return_index=True, return_inverse=True)
         return np.array([self.foothold(xy[j], offset, toward[j]) for j in index])[np.ravel(inverse)]
 
     def foothold(self, xy: Any, offset: float, toward: Optional[np.ndarray] = None) -> np.ndarray:
@@ -250,11 +251,26 @@ class TerrainGround:
     def swing_params(self, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         """The envelope's parameter vector (:data:`PROFILE_SIZE`,) of a swing from ``start`` to ``end``
         (:meth:`trajopt.terrain.Terrain.swing_profile`, padded to :data:`PROFILE_STEPS` steps); cached for ends within
-        :data:`CACHE_RESOLUTION` of each other."""
+        :data:`CACHE_RESOLUTION` of each other.
+
+        The profile covers the terrain some way before and after the swing; of more steps than the rows hold, those
+        whose ramp ends a corridor's half width before the lift-off are folded into its base level and those that
+        start as far past the foothold are dropped. ``ValueError`` when the swing itself crosses more."""
         key = tuple(np.round(np.r_[start[:2], end[:2]] / CACHE_RESOLUTION).astype(int))
-        if key not in self._profiles:
-            _remember(self._profiles, key, self.terrain.swing_profile(start[:2], end[:2], half_width=self.corridor).params(PROFILE_STEPS))
-        return self._profiles[key]
+        if key in self._profiles:
+            return self._profiles[key]
+        profile = self.terrain.swing_profile(start[:2], end[:2], half_width=self.corridor)
+        plane, steps = profile.plane.copy(), profile.steps
+        if len(steps) > PROFILE_STEPS:
+            length = float(np.linalg.norm(np.asarray(end[:2]) - np.asarray(start[:2])))
+            before, after = steps[:, 0] + profile.ramp < -self.corridor, steps[:, 0] > length + self.corridor
+            plane[0] += steps[before, 1].sum()
+            steps = steps[~before & ~after]
+            if len(steps) > PROFILE_STEPS:
+                raise ValueError(f"terrain: a swing from {np.round(start[:2], 3)} to {np.round(end[:2], 3)} crosses {len(steps)} edges; the horizon's rows hold {PROFILE_STEPS}")
+        table = np.zeros((PROFILE_STEPS, STEP_SIZE))
+        table[: len(steps)] = steps
+        return _remember(self._profiles, key, np.concatenate([profile.start, profile.direction, plane, table.ravel()]))
 
     def clearance_row(self, params: Any, p: Any) -> Any:
         """``p_z - E(p_x, p_y)`` (CasADi or numpy) of a foot ``p`` (3,) over the envelope of ``params`` (:meth:`swing_params`)."""
