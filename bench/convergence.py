@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
-import json
 import re
 import statistics
 import subprocess
@@ -52,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
-from bench.run_info import run_info  # noqa: E402
+from bench.run_info import run_info, write_result  # noqa: E402
 from trajopt import Problem, Solution  # noqa: E402
 from trajopt.manifold import normalize_quaternions  # noqa: E402
 from trajopt.solvers import build_solver  # noqa: E402
@@ -282,15 +281,11 @@ def main() -> None:
         rows.append(row)
         print(format_row(row, scales, args.max_iter, args.max_ratio), flush=True)
     if args.json:
-        end = run_info()
-        payload = {
-            "bench": "convergence",
-            "run": {**info, "finished": end["started"], "load_end": end["load"]},
-            "settings": {"seeds": args.seeds, "scales": scales, "blas_threads": list(BLAS_THREADS), "fresh": not args.no_fresh, "max_iter": args.max_iter, "max_ratio": args.max_ratio},
-            "rows": [{"name": r.name, "error": r.error, "passes": r.passes(args.max_iter, args.max_ratio), "samples": [asdict(s) for s in r.samples]} for r in rows],
-        }
-        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
-        print(f"wrote {args.json}")
+        write_result(
+            args.json, "convergence", info,
+            {"seeds": args.seeds, "scales": scales, "blas_threads": list(BLAS_THREADS), "fresh": not args.no_fresh, "max_iter": args.max_iter, "max_ratio": args.max_ratio},
+            rows=[{"name": r.name, "error": r.error, "passes": r.passes(args.max_iter, args.max_ratio), "samples": [asdict(s) for s in r.samples]} for r in rows],
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

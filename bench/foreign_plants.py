@@ -27,7 +27,6 @@ Each row's plan reaches the plant after the measured solve time unless
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -48,7 +47,7 @@ from trajopt.mpc.report import loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
 from trajopt.mujoco.foreign import write_menagerie_style  # noqa: E402
 
-from bench.run_info import run_info  # noqa: E402
+from bench.run_info import run_info, write_result  # noqa: E402
 
 DIRECTIONS = {"sagittal": 0.0, "lateral": 90.0}
 #: MuJoCo's default ``solimp`` (its feet sink 1-3 mm).
@@ -136,10 +135,7 @@ def main() -> None:
             print(f"pushes {args.impulse:g} N s, {args.trials} trials: " + ", ".join(f"{name} {100 * r:.0f} %" for name, r in pushes.items()), flush=True)
             rows.append({"robot": robot, "plant": plant, "sink": sink, "runs": runs, "pushes": pushes})
     if args.json:
-        end = run_info()
-        payload = {"bench": "foreign_plants", "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": {"delay": args.delay, "trials": args.trials, "impulse": args.impulse}, "rows": rows}
-        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
-        print(f"wrote {args.json}")
+        write_result(args.json, "foreign_plants", info, {"delay": args.delay, "trials": args.trials, "impulse": args.impulse}, rows=rows)
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from contact_checks import friction_violation, torque_ratio, torque_violation  # noqa: E402
-from run_info import run_info  # noqa: E402
+from run_info import run_info, write_result  # noqa: E402
 
 #: Our configurations (module docstring): ``solver``, ``formulation``, ``transcription``,
 #: ``compile``, ``hessian``, ``chart``, ``options`` (the backend's own), ``cases``.
@@ -404,15 +404,8 @@ def main() -> None:
         print_table(c, ours, peers)
         tables[c] = {"problem": CASES[c]["problem"], "params": CASES[c]["params"], "ours": ours, "peers": peers}
     if args.json:
-        end = run_info()
-        payload = {
-            "bench": "go1_trot",
-            "run": {**info, "finished": end["started"], "load_end": end["load"]},
-            "settings": {"rounds": args.rounds, "repeat": args.repeat, "configs": {n: CONFIGS[n] for n in names}, "peers": peer_rounds[0]["versions"] if peer_rounds else None},
-            "cases": tables,
-        }
-        Path(args.json).write_text(json.dumps(payload, indent=1, default=float) + "\n")
-        print(f"wrote {args.json}")
+        settings = {"rounds": args.rounds, "repeat": args.repeat, "configs": {n: CONFIGS[n] for n in names}, "peers": peer_rounds[0]["versions"] if peer_rounds else None}
+        write_result(args.json, "go1_trot", info, settings, cases=tables)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ Columns:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -39,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
-from bench.run_info import run_info  # noqa: E402
+from bench.run_info import run_info, write_result  # noqa: E402
 from tests.legged_checks import pinocchio_contact_check  # noqa: E402
 from trajopt import IpoptSolver  # noqa: E402
 
@@ -91,10 +90,7 @@ def main() -> None:
             "torque_ratio": check["torque_ratio"], "stance_speed": check["stance_speed"], "dynamics": check["dynamics"],
         })  # fmt: skip
     if args.json:
-        end = run_info()
-        payload = {"bench": "quadrupeds", "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": {"repeat": args.repeat, "compile": args.compile}, "rows": rows}
-        Path(args.json).write_text(json.dumps(payload, indent=1, default=float) + "\n")
-        print(f"wrote {args.json}")
+        write_result(args.json, "quadrupeds", info, {"repeat": args.repeat, "compile": args.compile}, rows=rows)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ it came from.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import subprocess
@@ -62,3 +63,12 @@ def run_info() -> Dict[str, Any]:
         "versions": versions(),
         "commit": git_commit(),
     }
+
+
+def write_result(path: str, bench: str, info: Dict[str, Any], settings: Dict[str, Any], **figures: Any) -> None:
+    """Write a bench's JSON to ``path`` and say so: its name, the run (``info``, :func:`run_info` at its start, with the
+    time and load at its end), its ``settings`` and its ``figures`` (``rows=`` or ``cases=``)."""
+    end = run_info()
+    payload = {"bench": bench, "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": settings, **figures}
+    Path(path).write_text(json.dumps(payload, indent=1, default=float) + "\n")
+    print(f"wrote {path}")

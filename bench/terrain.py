@@ -21,7 +21,6 @@ and its load; compare the rows of one run only.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import problems
 from trajopt import solve
-from bench.run_info import run_info  # noqa: E402
+from bench.run_info import run_info, write_result  # noqa: E402
 from trajopt.legged import LeggedProblem
 
 TERRAIN_PROBLEMS = ("go1-slope", "go1-stairs", "go1-stones", "go1-gap")
@@ -91,10 +90,7 @@ def main() -> None:
         )
         rows.append({"problem": name, "knots": reference.N, "duration": reference.tf_guess, "terrain": asdict(terrain), "flat": asdict(flat)})
     if args.json:
-        end = run_info()
-        payload = {"bench": "terrain", "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": {"repeat": args.repeat}, "rows": rows}
-        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
-        print(f"wrote {args.json}")
+        write_result(args.json, "terrain", info, {"repeat": args.repeat}, rows=rows)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ machines (see the MPC benchmarks).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Dict
@@ -40,7 +39,7 @@ from trajopt.mpc.loop import run_closed_loop  # noqa: E402
 from trajopt.mpc.report import loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
 
-from bench.run_info import run_info  # noqa: E402
+from bench.run_info import run_info, write_result  # noqa: E402
 
 
 def on_final_regions(problem: Any, state: np.ndarray) -> bool:
@@ -99,10 +98,7 @@ def main() -> None:
         print(f"{name}: {arrived}/{len(runs)} arrived without a fall; footholds off the regions {sum(len(r['off_regions']) for r in runs)} of {sum(r['footholds'] for r in runs)}", flush=True)
         rows.append({"case": name, "runs": runs, "arrived": arrived})
     if args.json:
-        end = run_info()
-        payload = {"bench": "terrain_mpc", "run": {**info, "finished": end["started"], "load_end": end["load"]}, "settings": {"delay": args.delay, "runs": args.runs, "seed": args.seed}, "rows": rows}
-        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
-        print(f"wrote {args.json}")
+        write_result(args.json, "terrain_mpc", info, {"delay": args.delay, "runs": args.runs, "seed": args.seed}, rows=rows)
 
 
 if __name__ == "__main__":

@@ -108,9 +108,8 @@ class GroundPlane:
         at ``headings`` (K,) (:meth:`base_rotation`)."""
         return self.height(xy), np.array([self.base_rotation(psi) for psi in np.atleast_1d(headings)])
 
-    def footholds(self, xy: np.ndarray, offset: float, toward: Optional[np.ndarray] = None) -> np.ndarray:
-        """The footholds (K, 3) of targets ``xy`` (K, 2): the points of the plane (offset ``offset``) above them (``toward``,
-        which picks a foot region on a :class:`~trajopt.mpc.terrain_ground.TerrainGround`, unused)."""
+    def footholds(self, xy: np.ndarray, offset: float) -> np.ndarray:
+        """The footholds (K, 3) of targets ``xy`` (K, 2): the points of the plane (offset ``offset``) above them."""
         xy = np.asarray(xy, dtype=float)
         return np.column_stack([xy, self.height(xy, offset)])
 

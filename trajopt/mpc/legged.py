@@ -546,6 +546,9 @@ class LeggedMPC:
         swings = {i: (k, *tl.swing_times(times[k] + 0.5 * h, i)) for i, k in swings.items() if k.size}  # lift-off and landing of the masks' mid-interval times
         landings = np.unique(np.concatenate([np.maximum(land, self._t_ref) for _, _, land in swings.values()])) if swings else np.zeros(0)
         at_landing = self.reference_base(landings)  # the reference base at every landing, in one pass
+        if self.ground.has_regions:  # over a terrain: targets from the measured base, the reference's lead only picking the region
+            lag = self._p_ref - self.robot.base_position(x)[:2]  # (module docstring)
+            lead = lag * min(1.0, self.edge_lead / max(float(np.linalg.norm(lag)), 1e-12))
         for i, (k, lift, land) in swings.items():
             stance_time = tl.period[tl.segment(land)] * tl.duty[tl.segment(land)]
             index = np.searchsorted(landings, np.maximum(land, self._t_ref))
@@ -555,9 +558,7 @@ class LeggedMPC:
             offset = hold[:, :2] - hips[:, :2]
             norm = np.linalg.norm(offset, axis=1, keepdims=True)
             hold[:, :2] = hips[:, :2] + offset * np.minimum(1.0, self.reach / np.maximum(norm, 1e-12))
-            if self.ground.has_regions:  # over a terrain: the target from the measured base, the reference's only picking the region
-                lag = self._p_ref - self.robot.base_position(x)[:2]  # (module docstring)
-                lead = lag * min(1.0, self.edge_lead / max(float(np.linalg.norm(lag)), 1e-12))
+            if self.ground.has_regions:
                 hold = self.ground.footholds(hold[:, :2] - lag, self._ground, toward=hold[:, :2] - lag + lead)
             else:
                 hold = self.ground.footholds(hold[:, :2], self._ground)
@@ -571,10 +572,10 @@ class LeggedMPC:
                 rows = np.all(hold == target, axis=1)
                 params = self.ground.swing_params(start, target)
                 profiles[k[rows], i] = params
-                floor = self.ground.swing_floor(params, path[rows, :2])
-                rising = floor - self.ground.clearance > start[2] - self._ground + 1e-3  # over or near an edge up from the lift-off
+                envelope = self.ground.envelope(params, path[rows, :2])
+                rising = envelope > start[2] - self._ground + 1e-3  # over or near an edge up from the lift-off
                 clearance[k[rows], i] = np.where(rising, self.ground.required_clearance(s[rows]) + self._ground, -np.inf)
-                path[rows, 2] = np.maximum(path[rows, 2], floor + self._ground + self.foot_sink)
+                path[rows, 2] = np.maximum(path[rows, 2], envelope + self.ground.clearance + self._ground + self.foot_sink)
             P[k, 3 * i : 3 * i + 3] = path
             P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
             footholds[k, i] = hold

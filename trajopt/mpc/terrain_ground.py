@@ -45,7 +45,6 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ..legged.scaling import GaitScale
-from ..terrain.base import nearest_regions
 from ..terrain.blocks import BlockTerrain
 from ..terrain.profile import PROFILE_HEAD, STEP_SIZE, clearance, envelope, smoothstep
 
@@ -282,11 +281,10 @@ class TerrainGround:
         near = np.minimum(phases, 1.0 - phases) / CLEARANCE_PHASE
         return self.clearance * smoothstep(np.clip(near, 0.0, 1.0))
 
-    def swing_floor(self, params: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """The envelope of ``params`` plus the full clearance (K,) at horizontal ``points`` (K, 2): the lowest
-        heights of a swing's reference path."""
+    def envelope(self, params: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """The envelope ``E`` (K,) of ``params`` (:meth:`swing_params`) at horizontal ``points`` (K, 2)."""
         points = np.atleast_2d(points)
-        return np.ravel(envelope(params, points[:, 0], points[:, 1], PROFILE_STEPS, self.terrain.ramp)) + self.clearance
+        return np.ravel(envelope(params, points[:, 0], points[:, 1], PROFILE_STEPS, self.terrain.ramp))
 
 
 def _remember(cache: dict, key: tuple, value: Any) -> Any:
