@@ -245,6 +245,30 @@ foot at the middle of its stance phase.
 """
 
 
+def free_timing_section(result: Dict[str, Any]) -> str:
+    """``bench/free_timing.py``: the jumps with free phase durations against their fixed schedules."""
+    rows = []
+    for r in result["rows"]:
+        durations = "scheduled" if r["durations"] is None else ", ".join(f"{d:.3f}" for d in r["durations"])
+        rows.append([
+            r["problem"], r["timing"], f"{r['objective']:.5g}", str(max(r["iterations"])), f"{statistics.median(r['time']):.2f}",
+            f"{r['time_ratio']:.2f}", f"{r['tf']:.3f}", durations, r["verdict"].removeprefix("verdict: ").split(" (")[0],
+        ])  # fmt: skip
+    head = ["problem", "timing", "objective", "iterations", "solve s", "time / fixed", "tf s", "phase durations s", "MuJoCo verdict"]
+    return f"""## Jumps with free phase durations
+
+`python bench/free_timing.py --json bench/results/free_timing.json`: each jump
+solved with its fixed schedule, with `timing=free` (each phase's duration a
+decision, their total fixed) and with `timing=free-total` (the total free
+too), alternately, {result['settings']['repeat']} time(s) each from the default
+guess (median times), then checked by `trajopt verify`'s MuJoCo replay.
+
+{table(head, rows)}
+
+{run_line(result['run'])}
+"""
+
+
 #: The result files the page renders, in its order, with the function that renders each.
 SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "convergence.json": convergence_section,
@@ -253,6 +277,7 @@ SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "quadrupeds.json": quadrupeds_section,
     "foreign_plants.json": foreign_plants_section,
     "terrain_mpc.json": terrain_mpc_section,
+    "free_timing.json": free_timing_section,
 }
 
 

@@ -62,11 +62,11 @@ SCALES = (1e-9, 1e-7)
 #: CasADi OpenBLAS thread counts tried besides the backends' one.
 BLAS_THREADS = (2, 3, 4)
 #: The cases a release is judged on: every registered gait, jump and terrain problem on the Go1 and
-#: Go2, the humanoid, the quadrotor problems, the README's block and the examples' problems (the
-#: templates ``trot``, ``jump``, ... are these same problems on the Go1).
+#: Go2, the jumps with free phase durations, the humanoid, the quadrotor problems, the README's block
+#: and the examples' problems (the templates ``trot``, ``jump``, ... are these same problems on the Go1).
 FLAGSHIPS = (
     "go1-trot", "go1-pace", "go1-bound", "go1-stand", "go1-jump", "go2-trot", "go1-trot-kinodynamic", "humanoid-shift",
-    "go1-slope", "go1-stairs", "go1-stones", "go1-gap",
+    "go1-slope", "go1-stairs", "go1-stones", "go1-gap", "go1-jump-free-timing", "go1-gap-free-timing",
     "quadrotor", "quadrotor-flip", "quadrotor-track", "rigid-body-slew",
     "readme-quadrotor", "example-satellite", "example-thrust-body",
 )  # fmt: skip
@@ -91,6 +91,8 @@ def cases() -> Dict[str, Callable[[], Tuple[Problem, Dict[str, Any]]]]:
     from examples.thrust_body import thrust_body_flight
 
     found: Dict[str, Callable[[], Tuple[Problem, Dict[str, Any]]]] = {name: (lambda name=name: (problems.get(name), {})) for name in problems.names()}
+    for name in ("go1-jump", "go1-gap"):  # the jumps with free phase durations (-p timing=free)
+        found[f"{name}-free-timing"] = lambda name=name: (problems.get(name, timing="free"), {})
     found["readme-quadrotor"] = readme_problem
     found["example-satellite"] = lambda: (satellite_slew(), {})
     found["example-thrust-body"] = lambda: (thrust_body_flight(), {})

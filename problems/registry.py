@@ -1,5 +1,11 @@
 """Registry of named problems: ``names()``, ``get(name, **params)``, ``register``, ``load_solution``.
 
+Every legged problem (a factory annotated to return a
+:class:`trajopt.legged.LeggedProblem`) also takes the timing options
+:data:`TIMING_OPTIONS` (``timing="free"``; ``-p timing=free`` on the command
+line) beside its factory's parameters (:func:`parameters`): :func:`get` passes
+them to :meth:`~trajopt.legged.LeggedProblem.set_timing`.
+
 A problem built by :func:`get` carries its recipe (``problem.recipe``: the name
 and the parameters, as JSON values), which a saved :class:`trajopt.Solution`
 keeps; :func:`load_solution` reads such a file and rebuilds its problem, so a
@@ -11,13 +17,18 @@ import difflib
 import inspect
 import json
 import os
+import typing
 from typing import Any, Callable, Dict
 
 import numpy as np
 
+from trajopt.legged import LeggedProblem
+from trajopt.legged.timing import MIN_STANCE, MIN_SWING
 from trajopt.solution import Solution
 
 _FACTORIES: Dict[str, Callable[..., Any]] = {}
+#: Parameters every legged problem takes, with their defaults (:meth:`trajopt.legged.LeggedProblem.set_timing`).
+TIMING_OPTIONS: Dict[str, Any] = {"timing": "fixed", "min_stance": MIN_STANCE, "min_swing": MIN_SWING}
 
 
 def register(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -46,16 +57,32 @@ def factory(name: str) -> Callable[..., Any]:
     return _FACTORIES[name]
 
 
+def parameters(name: str) -> Dict[str, inspect.Parameter]:
+    """The keyword parameters problem ``name`` takes by name: its factory's, then for a legged problem the
+    timing options (:data:`TIMING_OPTIONS`) its factory does not list."""
+    fn = factory(name)
+    accepted = {p.name: p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    returns = typing.get_type_hints(fn).get("return")
+    if isinstance(returns, type) and issubclass(returns, LeggedProblem):
+        for key, default in TIMING_OPTIONS.items():
+            accepted.setdefault(key, inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default))
+    return accepted
+
+
 def check_parameters(name: str, params: Dict[str, Any]) -> None:
-    """``TypeError`` naming a parameter that problem ``name``'s factory does not take, or whose value
-    is not of its default's kind (a number for a number, a string for a string, a bool for a bool,
+    """``TypeError`` naming a parameter that problem ``name`` does not take (:func:`parameters`), or whose
+    value is not of its default's kind (a number for a number, a string for a string, a bool for a bool,
     a sequence for a sequence; defaults of ``None`` accept anything)."""
-    check_arguments(factory(name), params, name)
+    _check_kinds(parameters(name), params, name)
 
 
 def check_arguments(fn: Callable[..., Any], params: Dict[str, Any], name: str) -> None:
     """:func:`check_parameters` for any problem factory ``fn`` (called ``name`` in the messages)."""
-    accepted = {p.name: p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    _check_kinds({p.name: p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}, params, name)
+
+
+def _check_kinds(accepted: Dict[str, inspect.Parameter], params: Dict[str, Any], name: str) -> None:
+    """``TypeError`` for a parameter not in ``accepted`` or of another kind than its default."""
     for key, value in params.items():
         if key not in accepted:
             signature = ", ".join(f"{p.name}={p.default!r}" for p in accepted.values())
@@ -85,7 +112,11 @@ def get(name: str, **params: Any) -> Any:
     are recorded as lists), else it stays ``None``.
     """
     check_parameters(name, params)
-    problem = factory(name)(**params)
+    own = inspect.signature(factory(name)).parameters
+    timing = {key: value for key, value in params.items() if key in TIMING_OPTIONS and key not in own}
+    problem = factory(name)(**{key: value for key, value in params.items() if key not in timing})
+    if timing:
+        problem.set_timing(**{**TIMING_OPTIONS, **timing})
     try:
         problem.recipe = {"name": name, "params": json.loads(json.dumps(params, allow_nan=False))}
     except (TypeError, ValueError):  # a parameter that is not a JSON value: the problem cannot be rebuilt from a file

@@ -12,7 +12,7 @@ import problems
 from lie import axis_angle_to_quat
 from models.quadrotor import Quadrotor
 from models.torque_body import TorqueBody
-from trajopt import NLP, Constraint, FreeTime, FunctionCost, GoalConstraint, MultipleShooting, Problem, QuadraticCost, QuadraticTerminalCost, get_transcription, solve
+from trajopt import NLP, Constraint, FreeTime, FunctionCost, GoalConstraint, MultipleShooting, PhaseDurations, Problem, QuadraticCost, QuadraticTerminalCost, get_transcription, solve
 from trajopt.solvers.derivatives import stagewise_derivatives
 from trajopt.manifold import normalize_quaternions
 
@@ -89,11 +89,14 @@ def test_order_of_accuracy_on_the_manifold(transcription):
 
 
 def rich_problem(N=6, free_time=False):
-    """A quadrotor problem exercising every kind of NLP row (norms, goal, parameterized constraint, free tf)."""
+    """A quadrotor problem exercising every kind of NLP row (norms, goal, parameterized constraint, free tf;
+    ``free_time="phases"``: two phase durations tied by their total, a row of its own)."""
     model = Quadrotor(u_max=4.0)
     x0 = model.build_state([0, 0, 0], np.eye(3), np.zeros(3), np.zeros(3))
     xf = model.build_state([1, 0.5, 1], axis_angle_to_quat(np.array([0.0, 0.0, 0.5])), np.zeros(3), np.zeros(3))
     tf = FreeTime(0.5, 5.0, 2.0) if free_time else 2.0
+    if free_time == "phases":
+        tf = PhaseDurations((0, 2, N - 1), [0.8, 1.2], [0.4, 0.6], [2.0, 3.0], rows=[[1.0, 1.0]], row_lower=[2.0], row_upper=[2.0])
     problem = Problem(model, N=N, tf=tf, x0=x0, name="rich")
     refs = normalize_quaternions(model, np.linspace(x0, xf, N))  # reference states need unit quaternions
     problem.add_cost(QuadraticCost(model, np.full(12, 0.1), np.full(4, 0.1), x_ref=refs, u_ref=model.hover_control()))
@@ -115,7 +118,7 @@ def dense(M):
     return np.asarray(ca.densify(M))
 
 
-@pytest.mark.parametrize("free_time", [False, True], ids=["fixed_tf", "free_tf"])
+@pytest.mark.parametrize("free_time", [False, True, "phases"], ids=["fixed_tf", "free_tf", "phases"])
 @pytest.mark.parametrize("transcription", TRANSCRIPTIONS)
 def test_constraint_jacobian_matches_finite_differences(transcription, free_time):
     nlp = NLP(rich_problem(free_time=free_time), transcription)
@@ -130,7 +133,7 @@ def test_constraint_jacobian_matches_finite_differences(transcription, free_time
     assert close(J_casadi, J_fd, 1e-6), np.abs(J_casadi - J_fd).max()
 
 
-@pytest.mark.parametrize("free_time", [False, True], ids=["fixed_tf", "free_tf"])
+@pytest.mark.parametrize("free_time", [False, True, "phases"], ids=["fixed_tf", "free_tf", "phases"])
 @pytest.mark.parametrize("transcription", TRANSCRIPTIONS)
 def test_stagewise_gradient_and_hessian(transcription, free_time):
     nlp = NLP(rich_problem(free_time=free_time), transcription)

@@ -16,6 +16,7 @@ from .frame_targets import frame_target, frame_target_cost
 from .interval_constraints import IntervalConstraint
 from .integrators import EULER, IMPLICIT_MIDPOINT, RK3, RK4, DiscreteDynamics, Integrator, get_integrator
 from .nlp import NLP
+from .phase_durations import PhaseDurations
 from .problem import FreeTime, Problem
 from .problem_check import InfeasibleProblem
 from .solution import Solution
@@ -46,6 +47,7 @@ __all__ = [
     "MultipleShooting",
     "NLP",
     "NlpSolver",
+    "PhaseDurations",
     "Problem",
     "QuadraticCost",
     "QuadraticTerminalCost",

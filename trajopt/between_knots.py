@@ -78,12 +78,12 @@ def replay_gaps(solution: Any, substeps: int = 10) -> np.ndarray:
     """The infinity norm (N - 1,) of ``state_error(x_{k+1}, RK4 replay of interval k)`` (module docstring)."""
     problem = solution.problem
     model, N, tf = problem.model, solution.N, solution.tf
-    h = tf / (N - 1)
+    t_k, h = solution.times[:-1], solution.knot_spacing
     step = _rk4_step(model).map(N - 1)
     D = problem.dynamics_params[:-1].T
     x = solution.states[:-1].T
     for m in range(substeps):
-        t = (np.arange(N - 1) + m / substeps) * h
+        t = t_k + m / substeps * h
         _, u = solution.evaluate(np.minimum(t + 0.5 * h / substeps, tf))
         x = np.asarray(step(x, u.reshape(N - 1, -1).T, t, h / substeps, D))
     xs, ys = model.symbols(model.symbol_type)[0], model.symbol_type.sym("y", model.state_dim)
@@ -99,7 +99,8 @@ def check_between_knots(solution: Any, points: int = 10, substeps: int = 10) -> 
     N = solution.N
     s = (np.arange(points) + 0.5) / points
     k = np.repeat(np.arange(N - 1), points)
-    times = (k + np.tile(s, N - 1)) * solution.tf / (N - 1)
+    t_k, h = solution.times[:-1], solution.knot_spacing
+    times = t_k[k] + np.tile(s, N - 1) * h[k]
     X, U = solution.evaluate(times)
     worst = (0.0, 0.0, "")  # (relative violation, violation, where)
 

@@ -97,7 +97,7 @@ def trajectory_table(solution: Any, order: str = "nominal", dt: Optional[float] 
     if contacts is not None:
         columns += [f"f:{body}:{axis}" for body in robot.kinematics_bodies for axis in _AXES]
         problem = solution.problem
-        blocks.append(problem.contact_forces(X, W, knots=problem.knot_index(times)).reshape(len(times), -1))
+        blocks.append(problem.contact_forces(X, W, knots=problem.knot_index(times, solution.times)).reshape(len(times), -1))
     return columns, np.hstack(blocks)
 
 

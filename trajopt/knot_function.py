@@ -9,7 +9,7 @@ parameter matrix (one column per knot).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import casadi as ca
 import numpy as np

@@ -3,11 +3,14 @@
 Decision vector ``w``, ordered stage by stage (what structure-exploiting
 solvers such as fatrop expect)::
 
-    w = [x_0, u_0, z_0,  x_1, u_1, z_1,  ...,  x_{N-1}, (u_{N-1}),  (tf)]
+    w = [x_0, u_0, z_0,  x_1, u_1, z_1,  ...,  x_{N-1}, (u_{N-1}),  (tau)]
 
 ``z_k`` are the transcription's interval variables (e.g. Hermite-Simpson
 midpoints), the final control exists only when ``transcription.final_control``
-and ``tf`` only for a free final time. Constraint rows ``g`` are grouped by
+and the durations ``tau`` only when the time is free: ``tf`` alone for a free
+final time, one duration per phase for phase durations
+(:mod:`trajopt.phase_durations`; interval ``k`` of phase ``j`` then reads
+``h_k = tau_j / n_j``, and the durations' linear rows close ``g``). Constraint rows ``g`` are grouped by
 stage too: for each knot ``k``, the unit-norm rows of ``x_k`` (quaternions,
 omitted at a fixed ``x_0``), the user constraints at ``k`` (in the order they
 were added), the interval constraints on ``k -> k+1`` (:mod:`trajopt.interval_constraints`),
@@ -68,6 +71,7 @@ class Trajectory:
     controls: np.ndarray  # (N, nu); for shooting the last row repeats row N - 2
     intervals: np.ndarray  # (N - 1, nz)
     tf: float
+    durations: Optional[np.ndarray] = None  # (P,) when the time is free (a free tf: its one phase)
 
 
 class NLP:
@@ -80,7 +84,7 @@ class NLP:
     program is re-solved with new data without being rebuilt.
 
     Attributes used by solvers: ``w``, ``p`` (MX symbols), ``f``, ``g`` (MX
-    expressions), ``var_stage`` (stage of each entry of ``w``, -1 for ``tf``)
+    expressions), ``var_stage`` (stage of each entry of ``w``, -1 for the durations)
     and ``row_stage`` (stage of each row of ``g``).
     """
 
@@ -110,6 +114,7 @@ class NLP:
         self._signature = self._structure()
         self._g_fn: ca.Function | None = None
         self._layout_variables()
+        self._check_time_invariance()
         self._layout_parameters()
         blocks = self._stage_functions()
         self._order_rows(blocks)
@@ -119,7 +124,26 @@ class NLP:
         prob = self.problem
         costs = tuple((type(c), c.terminal, c.params(prob.model, prob.N).shape) for c in prob.costs)
         rate = None if prob.control_rate_weight is None else prob.control_rate_weight.tobytes()
-        return (prob.N, prob.free_time, prob.x0 is None, costs, rate, prob.control_bounds_between_knots)
+        timing = None if prob.timing is None else (prob.timing.knots, prob.timing.rows.shape[0])
+        return (prob.N, timing, prob.x0 is None, costs, rate, prob.control_bounds_between_knots)
+
+    def _check_time_invariance(self) -> None:
+        """``ValueError`` when phase durations meet dynamics or interval constraints that read the time ``t``:
+        a knot's time then depends on every earlier phase's duration, which the stage-wise derivatives
+        (one interval's variables per term) do not hold."""
+        if self.timing is None or self.timing.count == 1:
+            return
+        model = self.problem.model
+        xs, us, ts = model.symbols(model.symbol_type)
+        ds = model.symbol_type.sym("d", model.dynamics_param_dim)
+        readers = [("the dynamics", ca.depends_on(model.parametric_dynamics(xs, us, ts, ds), ts))]
+        for c, fn in zip(self.constraints, self.interval_functions):
+            if fn is not None:
+                args = fn.mx_in()
+                readers.append((f"the interval constraint {c.name!r}", ca.depends_on(fn(*args)[0], args[5])))
+        for what, reads in readers:
+            if reads:
+                raise ValueError(f"tf: {what} of this problem read the time t; phase durations need time-invariant dynamics and interval constraints (a free tf or a fixed one do not)")
 
     def _layout_variables(self) -> None:
         """Stage-wise decision vector ``w`` and the index arrays of its parts."""
@@ -138,7 +162,9 @@ class NLP:
             stage += [k] * (wl.size - len(stage))
         if not tr.final_control:
             self.idx_u[N - 1] = self.idx_u[N - 2]  # the held control
-        self.idx_tf = int(wl.take(1)[0]) if prob.free_time else None
+        self.timing = prob.timing
+        #: the durations' entries of ``w`` (P,): a free ``tf``, or the phase durations; ``None`` for a fixed ``tf``
+        self.idx_durations = None if self.timing is None else wl.take(self.timing.count)
         self.var_stage = np.array(stage + [-1] * (wl.size - len(stage)))
         self.w = ca.MX.sym("w", wl.size)
 
@@ -179,9 +205,7 @@ class NLP:
         if self.chart:  # knot states from their tangent perturbations
             Xbar = columns(p, self.idx_p_chart)
             X = self._chart_fns["retract"].map(N)(Xbar, X)
-        tf = w[self.idx_tf] if prob.free_time else p[int(self.idx_p_tf[0])]
-        h = tf / (N - 1)
-        T = h * ca.DM(np.arange(N)).T
+        h, T = self._knot_spacing()
         P, Pm, D = columns(p, self.idx_p_run), columns(p, self.idx_p_mid), columns(p, self.idx_p_dyn)
         self.interval_fn = interval = self.transcription.interval_function(model, self.running_cost, prob.control_rate_weight)
         args: Dict[str, Any] = {
@@ -211,7 +235,8 @@ class NLP:
             K = c.stages.tolist()
             if c.over_intervals:
                 fn, K1 = self.interval_functions[i], (c.stages + 1).tolist()
-                rows = fn.map(len(K))(X[:, K], U[:, K], Z[:, K], X[:, K1], U[:, K1], T[:, K], h, D[:, K], D[:, K1], columns(p, idx))
+                hK = h if h.shape[1] == 1 else h[:, K]
+                rows = fn.map(len(K))(X[:, K], U[:, K], Z[:, K], X[:, K1], U[:, K1], T[:, K], hK, D[:, K], D[:, K1], columns(p, idx))
                 blocks.append((rows, RowBlock("interval", fn.size1_out(0), c.stages, i)))
                 continue
             blocks.append((c.function.map(len(K))(X[:, K], U[:, K], columns(p, idx)), RowBlock("constraint", c.size, c.stages, i)))
@@ -225,7 +250,24 @@ class NLP:
             blocks.append((hull, RowBlock("control_hull", hull.shape[0], np.arange(N - 1))))
         blocks.append((out["defect"], RowBlock("defect", out["defect"].shape[0], np.arange(N - 1))))
         blocks.append((out["residual"], RowBlock("residual", out["residual"].shape[0], np.arange(N - 1))))
+        if self.timing is not None and self.timing.rows.shape[0]:
+            tau = w[self.idx_durations.tolist()]
+            blocks.append((ca.mtimes(ca.DM(self.timing.rows), tau), RowBlock("timing", self.timing.rows.shape[0], np.array([N - 1]))))
         return blocks
+
+    def _knot_spacing(self) -> Tuple[ca.MX, ca.MX]:
+        """The knot spacing ``h`` (1 x 1 when even, else 1 x (N - 1)) and the knot times ``T`` (1 x N):
+        ``tf / (N - 1)`` of the fixed ``tf`` (a parameter) or of a free one, or each phase's ``tau_j / n_j``."""
+        N, w, timing = self.problem.N, self.w, self.timing
+        if timing is None:
+            h = self.p[int(self.idx_p_tf[0])] / (N - 1)
+        elif timing.count == 1:
+            h = w[int(self.idx_durations[0])] / (N - 1)
+        else:
+            tau = w[self.idx_durations.tolist()]
+            h = ca.transpose(tau[timing.phase_of_interval.tolist()]) / ca.DM(timing.intervals[timing.phase_of_interval].astype(float)).T
+            return h, ca.horzcat(ca.MX(1, 1), ca.cumsum(h, 1))
+        return h, h * ca.DM(np.arange(N)).T
 
     def _order_rows(self, blocks: List[Tuple[ca.MX, RowBlock]]) -> None:
         """Stack the blocks and permute the rows into stage order: by (knot, block, row in block)."""
@@ -295,8 +337,8 @@ class NLP:
         lb[self.idx_z], ub[self.idx_z] = zl, zu
         if prob.x0 is not None:
             lb[self.idx_x[0]] = ub[self.idx_x[0]] = self.to_variables(prob.x0[None], knots=[0])[0]
-        if self.idx_tf is not None:
-            lb[self.idx_tf], ub[self.idx_tf] = prob.tf.lower, prob.tf.upper
+        if self.timing is not None:
+            lb[self.idx_durations], ub[self.idx_durations] = self.timing.lower, self.timing.upper
         return lb, ub
 
     def bounds_g(self, constraints: Optional[list] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -312,6 +354,9 @@ class NLP:
                 _, lower, upper, _ = constraints[b.constraint].midpoint_data()
                 lo.append(lower.ravel())
                 hi.append(upper.ravel())
+            elif b.kind == "timing":
+                lo.append(self.timing.row_lower)
+                hi.append(self.timing.row_upper)
             elif b.kind == "control_hull":  # the hull of the interval's knot bounds, for each control point
                 points = b.rows // self.problem.nu
                 cl, cu = self.problem.control_lower, self.problem.control_upper
@@ -338,10 +383,11 @@ class NLP:
             raise ValueError("problem: its structure changed since this NLP was built; build a new solver")
         return current
 
-    def pack(self, states: np.ndarray, controls: np.ndarray, intervals: np.ndarray | None = None, tf: float | None = None) -> np.ndarray:
-        """Decision vector from knot states (N, n), controls (N, nu), interval variables (N-1, nz), ``tf``.
+    def pack(self, states: np.ndarray, controls: np.ndarray, intervals: np.ndarray | None = None, durations: Any = None) -> np.ndarray:
+        """Decision vector from knot states (N, n), controls (N, nu), interval variables (N-1, nz) and,
+        when the time is free, the durations (P,; a free ``tf``: one).
 
-        Missing interval variables come from the transcription's guess.
+        Missing interval variables come from the transcription's guess, missing durations from the problem's.
         """
         prob = self.problem
         w = np.zeros(self.n_w)
@@ -350,8 +396,8 @@ class NLP:
         if intervals is None:
             intervals = self.transcription.interval_guess(prob.model, states, controls)
         w[self.idx_z] = intervals
-        if self.idx_tf is not None:
-            w[self.idx_tf] = prob.tf_guess if tf is None else tf
+        if self.timing is not None:
+            w[self.idx_durations] = self.timing.guess if durations is None else np.asarray(durations, dtype=float).reshape(-1)
         return w
 
     def initial_guess(self) -> np.ndarray:
@@ -360,10 +406,11 @@ class NLP:
         return self.pack(X, U)
 
     def unpack(self, w: np.ndarray) -> Trajectory:
-        """Knot states, controls, interval variables and ``tf`` of a decision vector."""
+        """Knot states, controls, interval variables, ``tf`` and durations of a decision vector."""
         w = np.asarray(w, dtype=float).reshape(-1)
-        tf = float(w[self.idx_tf]) if self.idx_tf is not None else float(self.problem.tf)
-        return Trajectory(self.to_states(w[self.idx_x]), w[self.idx_u].copy(), w[self.idx_z].copy(), tf)
+        durations = None if self.timing is None else w[self.idx_durations].copy()
+        tf = float(self.problem.tf) if durations is None else float(np.sum(durations))
+        return Trajectory(self.to_states(w[self.idx_x]), w[self.idx_u].copy(), w[self.idx_z].copy(), tf, durations)
 
     # ------------------------------------------------------------ tangent charts
     def to_variables(self, states: np.ndarray, knots: Any = None) -> np.ndarray:
@@ -431,7 +478,7 @@ class NLP:
         """Max violation of the bounds and constraints, and its per-knot max (N,).
 
         ``bounds`` ``(lbw, ubw, lbg, ubg)`` as :meth:`bounds_w` and :meth:`bounds_g` give them
-        (read from the problem when not given). ``tf`` bound violations count in the max only
+        (read from the problem when not given). Violations of the durations' bounds count in the max only
         (they belong to no knot).
         """
         lbw, ubw, lbg, ubg = bounds if bounds is not None else (*self.bounds_w(), *self.bounds_g())

@@ -8,9 +8,11 @@ A :class:`Problem` states *what* to solve, independently of the transcription::
                 lower_k <= c(x_k, u_k, p_k) <= upper_k      (constraints at chosen knots)
                 lower_k <= c(x_k, u_k, x(t), u(t), p_k) <= upper_k   (interval constraints, t in (t_k, t_k+1])
                 x_lb_k <= x_k <= x_ub_k,  u_lb_k <= u_k <= u_ub_k   (per-knot bounds)
-                tf fixed, or tf in [lower, upper] (:class:`FreeTime`)
+                tf fixed, or tf in [lower, upper] (:class:`FreeTime`), or each phase's
+                duration in its bounds (:class:`~trajopt.phase_durations.PhaseDurations`)
 
-on ``N`` knots ``t_k = k tf / (N - 1)``, k = 0..N-1. Every call that adds data
+on ``N`` knots ``t_k = k tf / (N - 1)``, k = 0..N-1 (with phase durations,
+evenly spaced within each phase). Every call that adds data
 validates it immediately and raises ``ValueError`` naming the argument with
 its expected and actual shape.
 """
@@ -27,6 +29,7 @@ from .constraints import Constraint, GoalConstraint, ResolvedConstraint
 from .costs import Cost, weight_matrix
 from .knot_function import per_knot, resolve_knots
 from .manifold import check_states, interpolate_states, normalize_quaternions
+from .phase_durations import PhaseDurations
 from .problem_check import check_problem
 
 @dataclass(frozen=True)
@@ -68,7 +71,8 @@ class Problem:
     N:
         Number of knots (>= 2).
     tf:
-        Final time (> 0), or a :class:`FreeTime`.
+        Final time (> 0), a :class:`FreeTime`, or :class:`~trajopt.phase_durations.PhaseDurations`
+        (:meth:`set_time`).
     x0:
         Initial state (n,), fixed; ``None`` leaves it free. Quaternions must be unit (1e-6).
     """
@@ -89,16 +93,13 @@ class Problem:
     #: saves it, so that :func:`problems.load_solution` can rebuild the problem from a file.
     recipe: Optional[Dict[str, Any]] = None
 
-    def __init__(self, model: Any, N: int, tf: float | FreeTime, x0: Any = None, name: str = "problem") -> None:
+    def __init__(self, model: Any, N: int, tf: float | FreeTime | PhaseDurations, x0: Any = None, name: str = "problem") -> None:
         if not all(hasattr(model, a) for a in ("state_dim", "control_dim", "dynamics", "state_error")):
             raise TypeError(f"model: expected a models.Model, got {type(model).__name__} {model!r:.60}")
         if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
             raise ValueError(f"N: expected an int >= 2, got {N!r}")
-        if not isinstance(tf, FreeTime):
-            if isinstance(tf, bool) or not isinstance(tf, (int, float, np.number)) or not np.isfinite(tf) or tf <= 0:
-                raise ValueError(f"tf: expected a finite float > 0 or a FreeTime, got {tf!r}")
-            tf = float(tf)
-        self.model, self.N, self.tf, self.name = model, int(N), tf, name
+        self.model, self.N, self.name = model, int(N), name
+        self.set_time(tf)
         self.nx, self.nu = model.state_dim, model.control_dim
         self._x0 = None if x0 is None else self._check_state(x0, "x0")
         self.costs: List[Cost] = []
@@ -117,7 +118,10 @@ class Problem:
         self._guess_controls: Optional[np.ndarray] = None
 
     def __repr__(self) -> str:
-        tf = f"tf in [{self.tf.lower}, {self.tf.upper}]" if isinstance(self.tf, FreeTime) else f"tf={self.tf}"
+        if isinstance(self.tf, PhaseDurations):
+            tf = f"{self.tf.count} free phase durations"
+        else:
+            tf = f"tf in [{self.tf.lower}, {self.tf.upper}]" if isinstance(self.tf, FreeTime) else f"tf={self.tf}"
         return f"<Problem {self.name}: {type(self.model).__name__}, N={self.N}, {tf}, {len(self.costs)} costs, {len(self.constraints)} constraints>"
 
     # ------------------------------------------------------------ validation
@@ -170,19 +174,45 @@ class Problem:
     def check_transcription(self, name: str) -> None:
         """Raise ``ValueError`` if the transcription ``name`` cannot solve this problem (all can, here)."""
 
+    def set_time(self, tf: float | FreeTime | PhaseDurations) -> None:
+        """Set the horizon's time: a fixed final time ``tf`` (> 0), a :class:`FreeTime`, or
+        :class:`~trajopt.phase_durations.PhaseDurations` over this problem's ``N`` knots."""
+        if isinstance(tf, PhaseDurations):
+            if tf.N != self.N:
+                raise ValueError(f"tf: the phase durations span {tf.N} knots, the problem has N = {self.N}")
+        elif not isinstance(tf, FreeTime):
+            if isinstance(tf, bool) or not isinstance(tf, (int, float, np.number)) or not np.isfinite(tf) or tf <= 0:
+                raise ValueError(f"tf: expected a finite float > 0, a FreeTime or PhaseDurations, got {tf!r}")
+            tf = float(tf)
+        self.tf = tf
+
     @property
     def free_time(self) -> bool:
-        """True when ``tf`` is a decision variable."""
-        return isinstance(self.tf, FreeTime)
+        """True when the time is a decision variable (a free ``tf`` or free phase durations)."""
+        return isinstance(self.tf, (FreeTime, PhaseDurations))
+
+    @property
+    def timing(self) -> Optional[PhaseDurations]:
+        """The durations that are decision variables: the phase durations, one phase for a
+        :class:`FreeTime`, ``None`` for a fixed ``tf``."""
+        if isinstance(self.tf, FreeTime):
+            return PhaseDurations.of_free_time(self.tf.lower, self.tf.upper, self.tf.guess, self.N)
+        return self.tf if isinstance(self.tf, PhaseDurations) else None
 
     @property
     def tf_guess(self) -> float:
-        """The fixed ``tf``, or the guess of a free one."""
+        """The fixed ``tf``, or the guess of a free one (the sum of the phase durations' guesses)."""
+        if isinstance(self.tf, PhaseDurations):
+            return float(np.sum(self.tf.guess))
         return self.tf.guess if isinstance(self.tf, FreeTime) else self.tf
 
-    def times(self, tf: float | None = None) -> np.ndarray:
-        """Knot times (N,) for final time ``tf`` (default: :attr:`tf_guess`)."""
-        return np.linspace(0.0, self.tf_guess if tf is None else tf, self.N)
+    def times(self, durations: Any = None) -> np.ndarray:
+        """Knot times (N,): for phase durations (P,), evenly spaced within each phase; else for the
+        final time ``durations`` (a float or one duration), evenly spaced. Default: the guess (:attr:`tf_guess`)."""
+        if isinstance(self.tf, PhaseDurations):
+            return self.tf.times(durations)
+        tf = self.tf_guess if durations is None else float(np.asarray(durations, dtype=float).reshape(-1)[0])
+        return np.linspace(0.0, tf, self.N)
 
     def add_cost(self, cost: Cost) -> "Problem":
         """Add a running or terminal :class:`trajopt.costs.Cost` (validated now). Returns ``self``."""

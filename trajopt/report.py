@@ -32,6 +32,7 @@ from models.rigid_body import RigidBody
 
 from .between_knots import check_between_knots
 from .legged import LeggedProblem
+from .phase_durations import PhaseDurations
 from .solution import Solution
 
 #: Width of the label column.
@@ -70,7 +71,13 @@ def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
             ("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)"),
         ]
     )
-    return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
+    lines += ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
+    timing = problem.timing
+    if isinstance(problem.tf, PhaseDurations):
+        chosen, scheduled = timing.of_times(solution.times), np.diff(timing.knots) * schedule.dt
+        lines += _rows([("phase durations", "optimized (s), scheduled in brackets; #: stance, .: swing, feet in the gait's order")])
+        lines += [f"    {name:<{max(len(n) for n in timing.phase_names)}}  {value:.4f} ({nominal:.4f})" for name, value, nominal in zip(timing.phase_names, chosen, scheduled)]
+    return lines
 
 
 def _rigid_body_lines(solution: Solution, model: RigidBody) -> list[str]:

@@ -32,6 +32,7 @@ import numpy as np
 
 from .atomic_file import atomic_output
 from .export import mujoco_keyframes, write_csv, write_mujoco_keyframes
+from .phase_durations import PhaseDurations
 from .transcription import get_transcription
 
 #: Format tag written into saved files.
@@ -124,16 +125,37 @@ class Solution:
         ts = np.atleast_1d(np.asarray(t, dtype=float))
         if ts.ndim != 1 or np.isnan(ts).any() or (ts < -1e-12 * self.tf).any() or (ts > self.tf * (1 + 1e-12)).any():
             raise ValueError(f"t: expected times in [0, tf = {self.tf}], got {np.asarray(t)!r}")
-        N, h = self.N, self.tf / (self.N - 1)
-        k = np.clip(np.floor(ts / h).astype(int), 0, N - 2)
-        tau = ts - k * h
+        k, t_k, h = self.interval_of(ts)
+        tau = ts - t_k
         if self._interpolant is None:
             self._interpolant = get_transcription(self.transcription).interpolant(self.problem.model)
         fn = self._interpolant.map(len(ts))
         D = self.problem.dynamics_params
-        x, u = fn(self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, k * h, h, tau, D[k].T, D[k + 1].T)
+        x, u = fn(self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, t_k, h, tau, D[k].T, D[k + 1].T)
         x, u = np.asarray(x).T, np.asarray(u).T
         return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
+
+    @property
+    def phase_spaced(self) -> bool:
+        """Whether the knots are spaced phase by phase (free phase durations) rather than evenly."""
+        return self.problem is not None and isinstance(self.problem.tf, PhaseDurations)
+
+    @property
+    def knot_spacing(self) -> np.ndarray:
+        """The intervals' lengths ``h_k = t_(k+1) - t_k`` (N - 1,); ``tf / (N - 1)`` each for evenly spaced knots."""
+        return np.diff(self.times) if self.phase_spaced else np.full(self.N - 1, self.tf / (self.N - 1))
+
+    def interval_of(self, t: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The interval ``k`` (K,) holding each of the times ``t`` (K,) in ``[0, tf]`` (``t_k <= t < t_(k+1)``, the
+        last interval at ``tf``), its start ``t_k`` and its length ``h_k``. Knots evenly spaced by ``h = tf / (N - 1)``
+        give ``k = floor(t / h)``; knots spaced phase by phase (free phase durations) are looked up in :attr:`times`."""
+        ts, N = np.atleast_1d(np.asarray(t, dtype=float)), self.N
+        if self.phase_spaced:
+            k = np.clip(np.searchsorted(self.times, ts, side="right") - 1, 0, N - 2)
+            return k, self.times[k], self.times[k + 1] - self.times[k]
+        h = self.tf / (N - 1)
+        k = np.clip(np.floor(ts / h).astype(int), 0, N - 2)
+        return k, k * h, np.full(k.shape, h)
 
     # ------------------------------------------------------------ files
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> None:

@@ -23,9 +23,10 @@ def _side(value: float, lower: float, upper: float) -> Tuple[str, float]:
 
 
 def variable_label(nlp: Any, i: int) -> str:
-    """What entry ``i`` of the NLP's variables ``w`` is: a knot's state or control component, an interval variable, or ``tf``."""
-    if nlp.idx_tf is not None and i == nlp.idx_tf:
-        return "the final time tf"
+    """What entry ``i`` of the NLP's variables ``w`` is: a knot's state or control component, an interval variable, or a free duration."""
+    if nlp.timing is not None and i in nlp.idx_durations:
+        j = int(np.flatnonzero(nlp.idx_durations == i)[0])
+        return "the final time tf" if nlp.timing.count == 1 else f"the duration of {nlp.timing.phase_names[j]}"
     for kind, idx in (("state", nlp.idx_x), ("control", nlp.idx_u), ("interval variable", nlp.idx_z)):
         hits = np.argwhere(idx == i)
         if hits.size:
@@ -58,6 +59,7 @@ def row_label(nlp: Any, r: int) -> str:
                 "residual": f"the transcription's residual{of} on interval {k}",
                 "norm": f"the unit norm of the quaternion{of} at knot {k}",
                 "control_hull": f"the control bound on the interpolant's Bezier point{of} on interval {k}",
+                "timing": f"the phase durations' linear row {row}",
             }[block.kind]
         start += size
     raise ValueError(f"r: {r} is not a row of the NLP's {nlp.n_g} constraints")

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Mapping, Sequence, Union
 import numpy as np
 
 import problems
-from problems.registry import check_arguments
+from problems.registry import check_arguments, check_parameters
 
 #: Significant digits kept of every float parameter.
 FLOAT_DIGITS = 12
@@ -93,10 +93,17 @@ class ProblemRef:
             return problems.get(self.name, **params)
         return self.factory()(**params)
 
-    def defaults(self) -> Dict[str, Any]:
-        """The factory's keyword parameters and their defaults (``inspect.Parameter.empty`` when none)."""
+    def parameters(self) -> Dict[str, inspect.Parameter]:
+        """The keyword parameters the problem takes by name: a registered problem's (:func:`problems.parameters`,
+        with the legged problems' timing options), or the factory's."""
+        if self.kind == "registry":
+            return problems.parameters(self.name)
         kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-        return {p.name: p.default for p in inspect.signature(self.factory()).parameters.values() if p.kind in kinds}
+        return {p.name: p for p in inspect.signature(self.factory()).parameters.values() if p.kind in kinds}
+
+    def defaults(self) -> Dict[str, Any]:
+        """The keyword parameters and their defaults (``inspect.Parameter.empty`` when none)."""
+        return {name: p.default for name, p in self.parameters().items()}
 
 
 def _canonical(value: Any, default: Any, key: str) -> Any:
@@ -130,7 +137,10 @@ def canonical_params(ref: ProblemRef, params: Mapping[str, Any]) -> Dict[str, An
             raise TypeError(f"grid: parameter names are strings, got {key!r}")
         default = defaults.get(key)
         out[key] = _canonical(value, None if default is inspect.Parameter.empty else default, key)
-    check_arguments(ref.factory(), out, ref.name)
+    if ref.kind == "registry":
+        check_parameters(ref.name, out)
+    else:
+        check_arguments(ref.factory(), out, ref.name)
     return out
 
 

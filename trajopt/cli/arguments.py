@@ -44,9 +44,10 @@ def factory_parameters(factory: Callable[..., Any]) -> Dict[str, inspect.Paramet
     return {p.name: p for p in inspect.signature(factory).parameters.values() if p.kind in kinds}
 
 
-def signature_text(factory: Callable[..., Any]) -> str:
-    """``key=default, ...`` of a factory's keyword parameters, or ``(none)``."""
-    params = factory_parameters(factory).values()
+def signature_text(factory: Callable[..., Any] | str) -> str:
+    """``key=default, ...`` of a factory's keyword parameters, or of a registered problem's
+    (:func:`problems.parameters`: with the legged problems' timing options), or ``(none)``."""
+    params = (problems.parameters(factory) if isinstance(factory, str) else factory_parameters(factory)).values()
     return ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params) or "(none)"
 
 
@@ -95,14 +96,15 @@ def split_parameter(item: str) -> tuple[str, str]:
 
 def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
     """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the factory's signature."""
-    accepted = factory_parameters(problem_factory(name))
+    problem_factory(name)
+    accepted = problems.parameters(name)
     pairs = [(key, getattr(args, key)) for key in ("N", "tf") if getattr(args, key) is not None]
     pairs += [split_parameter(item) for item in args.param]
     params: Dict[str, Any] = {}
     for key, text in pairs:
         if key not in accepted:
             option = f"--{key}" if key in ("N", "tf") else f"parameter {key!r}"
-            raise UsageError(f"problem {name!r} takes no {option}; its parameters: {signature_text(problem_factory(name))}")
+            raise UsageError(f"problem {name!r} takes no {option}; its parameters: {signature_text(name)}")
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice")
         params[key] = convert(text, accepted[key].default, key)

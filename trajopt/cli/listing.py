@@ -32,7 +32,7 @@ def list_command(args: argparse.Namespace) -> int:
         factory = problem_factory(name)
         print(f"{name:<{width}}  {description(factory)}")
         if args.params:
-            print(textwrap.indent(textwrap.fill(signature_text(factory), 100), " " * (width + 4)))
+            print(textwrap.indent(textwrap.fill(signature_text(name), 100), " " * (width + 4)))
     return 0
 
 

@@ -9,7 +9,7 @@ from typing import Any, Dict
 import numpy as np
 
 from ..transcription import TRANSCRIPTIONS
-from .arguments import UsageError, add_robot_options, add_solver_options, command_line_hints, command_parser, convert, factory_parameters, robot_parameters, signature_text, solver_settings, split_parameter
+from .arguments import UsageError, add_robot_options, add_solver_options, command_line_hints, command_parser, convert, robot_parameters, signature_text, solver_settings, split_parameter
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -74,16 +74,16 @@ def parse_grid(name: str, args: argparse.Namespace) -> tuple[Dict[str, list], Di
     from ..batch import ProblemRef
 
     try:
-        factory = ProblemRef.resolve(name).factory()
+        ref = ProblemRef.resolve(name)
     except ValueError as err:
         raise UsageError(str(err)) from None
-    accepted = factory_parameters(factory)
+    accepted, described = ref.parameters(), (name if ref.kind == "registry" else ref.factory())
     grid: Dict[str, list] = {}
     fixed: Dict[str, Any] = {}
     for item in args.param:
         key, text = split_parameter(item)
         if key not in accepted:
-            raise UsageError(f"problem {name!r} takes no parameter {key!r}; its parameters: {signature_text(factory)}")
+            raise UsageError(f"problem {name!r} takes no parameter {key!r}; its parameters: {signature_text(described)}")
         if key in grid or key in fixed:
             raise UsageError(f"parameter {key!r} is given twice")
         default = accepted[key].default

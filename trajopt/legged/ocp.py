@@ -101,6 +101,7 @@ from models.model import GRAVITY
 from ..constraints import Constraint, GoalConstraint
 from ..costs import QuadraticCost
 from ..manifold import check_states
+from ..phase_durations import PhaseDurations
 from ..problem import Problem
 from ..terrain import Terrain
 from .base_path import ballistic_base_path
@@ -109,6 +110,7 @@ from .link_clearance import add_link_clearance
 from .schedule import ContactSchedule
 from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
 from .terrain_plan import plan_on_terrain
+from .timing import FREE_TIMING_IPOPT, MIN_STANCE, MIN_SWING, TIMINGS, free_phase_durations
 
 FRICTION_MODELS = ("pyramid", "cone")
 #: Default transcription of ``formulation="contact"``: explicit steps (gaps for Riccati solvers)
@@ -201,6 +203,10 @@ class LeggedProblem(Problem):
     end_at_rest:
         Whether the motion ends standing still: every velocity zero at the last
         knot, and with ``formulation="inverse"`` every acceleration too.
+    timing:
+        ``"fixed"`` (default): the schedule's times; ``"free"``: each phase's
+        duration a decision variable, their total the schedule's;
+        ``"free-total"``: the total free too (:meth:`set_timing`, :mod:`.timing`).
     """
 
     default_transcription = "trapezoidal"
@@ -233,6 +239,7 @@ class LeggedProblem(Problem):
         clearance_time: float = CLEARANCE_TIME,
         link_clearance: Optional[float] = None,
         end_at_rest: bool = False,
+        timing: str = "fixed",
     ) -> None:
         if N is not None:
             schedule.check_length(N)
@@ -301,6 +308,21 @@ class LeggedProblem(Problem):
         self._add_costs()
         X, W = self.nominal_guess()
         self.set_initial_guess(X, W)
+        self.set_timing(timing)
+
+    def set_timing(self, timing: str, min_stance: float = MIN_STANCE, min_swing: float = MIN_SWING) -> None:
+        """Fix the schedule's times (``"fixed"``) or make its phase durations decisions (``"free"``: their total
+        fixed; ``"free-total"``: free too), each foot's complete stance and swing at least ``min_stance`` and
+        ``min_swing`` seconds (:func:`.timing.free_phase_durations`). The knots keep their stance patterns,
+        constraints and costs; the guess keeps the scheduled times. Free timing is solved by IPOPT
+        (fatrop and HPIPM take a fixed ``tf``): it replaces fatrop, the ``"contact"`` formulation's default."""
+        if timing not in TIMINGS:
+            raise ValueError(f"timing: expected one of {TIMINGS}, got {timing!r}")
+        self.set_time(self.schedule.duration if timing == "fixed" else free_phase_durations(self.schedule, timing, min_stance, min_swing))
+        ipopt = {key: value for key, value in self.solver_options.get("ipopt", {}).items() if key not in FREE_TIMING_IPOPT}
+        self.solver_options = {**self.solver_options, "ipopt": ipopt if timing == "fixed" else {**ipopt, **FREE_TIMING_IPOPT}}
+        if self.formulation.stance_is_parameter:
+            self.solve_defaults = dict(CONTACT_SOLVE) if timing == "fixed" else {**CONTACT_SOLVE, "solver": "ipopt"}
 
     def check_transcription(self, name: str) -> None:
         self.formulation.check_transcription(name)
@@ -319,9 +341,17 @@ class LeggedProblem(Problem):
         if len(set(parents)) < len(parents) or not hasattr(self.robot, "legs"):
             raise ValueError(f"robot: terrain plans need a legged robot with one point foot per leg; {self.robot.name} has {len(parents)} contacts on {len(set(parents))} bodies")
 
-    def knot_index(self, times: Any) -> np.ndarray:
-        """The knot whose stance holds at each of ``times`` (s): ``k`` on ``[t_k, t_(k+1))``, the last knot at ``tf``."""
+    def knot_index(self, times: Any, knot_times: Any = None) -> np.ndarray:
+        """The knot whose stance holds at each of ``times`` (s): ``k`` on ``[t_k, t_(k+1))``, the last knot at ``tf``.
+
+        ``knot_times`` (N,): a solution's knot times (:attr:`trajopt.Solution.times`), needed when its phase
+        durations were free; default: the knots evenly spaced over the problem's ``tf``."""
         t = np.atleast_1d(np.asarray(times, dtype=float))
+        if isinstance(self.tf, PhaseDurations):
+            if knot_times is None:
+                raise ValueError("knot_times: the phase durations are free; pass the solution's knot times (solution.times)")
+            knot_times = np.asarray(knot_times, dtype=float)
+            return np.clip(np.searchsorted(knot_times, t + 1e-9 * knot_times[-1] / (self.N - 1), side="right") - 1, 0, self.N - 1)
         h = self.tf_guess / (self.N - 1)
         return np.clip(np.floor(t / h + 1e-9).astype(int), 0, self.N - 1)
 

@@ -103,8 +103,11 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     (:class:`~trajopt.mujoco.foreign.ForeignPlant`) and sets the horizon's ``foot_sink`` to the depth the
     file's feet sink under the standing weight, so that the swing feet clear its soft ground. Raises
     ``ValueError`` for commands or gaits given to a problem that is not legged, and for a
-    ``horizon`` given to a problem that is its own horizon."""
+    ``horizon`` given to a problem that is its own horizon; for a legged problem with free phase durations
+    (its receding horizon keeps the gait's fixed schedule, and would silently drop them)."""
     if isinstance(problem, LeggedProblem):
+        if problem.free_time:
+            raise ValueError(f"timing: the receding horizon runs {problem.name!r} on its gait's fixed schedule; free phase durations are for offline plans (timing='fixed')")
         return _legged_task(problem, horizon, commands, gaits, robot)
     if robot is not None:
         raise ValueError(f"robot: the controller's robot replaces a legged problem's; {problem.name!r} is not one")

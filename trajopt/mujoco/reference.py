@@ -92,11 +92,12 @@ def plan_timestep(solution: Any, target: float = 1e-3) -> float:
 
     ``h / ceil(h / target)`` (``h = tf / (N - 1)``): knots fall on steps, e.g.
     1 ms for the Go1 problems (``h`` 0.02 s), 0.9941 ms for a trot scaled to
-    Solo12's legs (``h`` 0.01733 s).
+    Solo12's legs (``h`` 0.01733 s). Knots spaced phase by phase (free phase
+    durations) cannot all fall on steps: the step then divides ``tf``.
     """
     if not (np.isfinite(target) and target > 0):
         raise ValueError(f"target: expected a positive time step, got {target!r}")
-    h = solution.tf / (solution.N - 1)
+    h = solution.tf if solution.phase_spaced else solution.tf / (solution.N - 1)
     return h / np.ceil(h / target * (1 - 1e-12))
 
 
@@ -125,9 +126,14 @@ def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
     cm = problem.contact_model
     local = np.arange(n) * dt
     X, W = solution.evaluate(local)
-    F = problem.contact_forces(X, W, knots=problem.knot_index(local))
-    h = solution.tf / (solution.N - 1)
-    knots = np.minimum(np.floor(local / h + 1e-9).astype(int), solution.N - 2)
+    F = problem.contact_forces(X, W, knots=problem.knot_index(local, solution.times))
+    if solution.phase_spaced:
+        knots = np.minimum(np.searchsorted(solution.times, local + 1e-9 * dt, side="right") - 1, solution.N - 2)
+        knot_times = np.concatenate([c * solution.tf + solution.times[: -1 if c < cycles - 1 else None] for c in range(cycles)])
+    else:
+        h = solution.tf / (solution.N - 1)
+        knots = np.minimum(np.floor(local / h + 1e-9).astype(int), solution.N - 2)
+        knot_times = np.arange(cycles * (solution.N - 1) + 1) * h
     rot, quat, shift = _cycle_motion(problem.robot, solution.states)
     motions = [(np.eye(3), np.array([1.0, 0.0, 0.0, 0.0]), np.zeros(3))]
     for _ in range(cycles - 1):
@@ -143,7 +149,7 @@ def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
         stance=np.tile(problem.schedule.stance[knots], (cycles, 1)),
         dt=float(dt),
         cycles=int(cycles),
-        knot_steps=np.round(np.arange(cycles * (solution.N - 1) + 1) * h / dt).astype(int),
+        knot_steps=np.round(knot_times / dt).astype(int),
     )
 
 

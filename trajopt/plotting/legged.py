@@ -16,7 +16,7 @@ to ``path`` when given (see :func:`trajopt.plotting.output.save_figure`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -64,15 +64,23 @@ def shade_stance(ax: Axes, times: np.ndarray, stance: np.ndarray) -> None:
         ax.axvspan(start, end, **STANCE_SHADE)
 
 
-def draw_gait(ax: Axes, times: np.ndarray, stance: np.ndarray, foot_names: Sequence[str]) -> None:
-    """Gait diagram: one row per foot (first on top), a bar per stance interval."""
+def draw_gait(ax: Axes, times: np.ndarray, stance: np.ndarray, foot_names: Sequence[str], scheduled_times: Optional[np.ndarray] = None) -> None:
+    """Gait diagram: one row per foot (first on top), a bar per stance interval. With ``scheduled_times``
+    (N,), the knot times of the schedule the optimizer retimed, a thin gray bar under each row shows
+    the same stance at those times (the footfalls of the fixed timing against the optimized ones)."""
     n = len(foot_names)
     for i, name in enumerate(foot_names):
         bars = [(a, b - a) for a, b in stance_intervals(times, stance[:, i])]
-        ax.broken_barh(bars, (n - 1 - i - 0.35, 0.7), color=f"C{i}")
+        if scheduled_times is None:
+            ax.broken_barh(bars, (n - 1 - i - 0.35, 0.7), color=f"C{i}")
+            continue
+        ax.broken_barh(bars, (n - 1 - i - 0.05, 0.4), color=f"C{i}")
+        scheduled = [(a, b - a) for a, b in stance_intervals(scheduled_times, stance[:, i])]
+        ax.broken_barh(scheduled, (n - 1 - i - 0.35, 0.2), color="0.6")
     ax.set_yticks(range(n), list(reversed(foot_names)))
     ax.set_ylim(-0.6, n - 0.4)
-    ax.set_xlim(times[0], times[-1])
+    end = times[-1] if scheduled_times is None else max(times[-1], scheduled_times[-1])
+    ax.set_xlim(times[0], end)
     ax.grid(True, axis="x", alpha=0.3)
 
 
@@ -279,6 +287,7 @@ def plot_legged_summary(
     path: str | Path | None = None,
     overwrite: bool = False,
     terrain: Any = None,
+    scheduled_times: Optional[np.ndarray] = None,
 ) -> Figure:
     """One-page summary of a legged trajectory on 9 axes (10 on a terrain).
 
@@ -292,8 +301,11 @@ def plot_legged_summary(
     With a ``terrain`` (:class:`trajopt.terrain.Terrain`) the foot heights are
     drawn over the terrain under each foot and a last row is a side view of
     the terrain with the base and feet paths (:func:`.terrain.draw_terrain_profile`).
+    ``scheduled_times`` (N,): the schedule's knot times when the optimizer chose the phase durations;
+    the gait diagram then shows both timings (:func:`draw_gait`).
     """
     t = as_times(times)
+    scheduled = None if scheduled_times is None else as_array(scheduled_times, "scheduled_times", (t.size,))
     pos, quat, vel = _check_base(t, base_pos, base_quat, base_vel)
     q = as_array(q_joints, "q_joints", (t.size, "nj"))
     nj = q.shape[1]
@@ -341,7 +353,8 @@ def plot_legged_summary(
         add_legend(ax["terrain"], inside=True)
     for key in ("fz", "height"):
         add_legend(ax[key], inside=True)
-    draw_gait(ax["gait"], t, contact, feet)
-    _titled(ax["gait"], "gait diagram (bars: stance)", "")
+    draw_gait(ax["gait"], t, contact, feet, scheduled)
+    retimed = "" if scheduled is None else "; thin gray: the schedule's timing, colored: the optimized one"
+    _titled(ax["gait"], f"gait diagram (bars: stance{retimed})", "")
     ax["gait"].set_xlabel("time [s]")
     return save_figure(fig, path, overwrite)

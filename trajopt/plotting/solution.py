@@ -40,6 +40,7 @@ from models.multibody_model import BASE_POS, BASE_QUAT
 from models.rigid_body import RigidBody
 
 from ..legged import LeggedProblem
+from ..phase_durations import PhaseDurations
 from ..solution import Solution
 from .animation import ANIMATION_EXTENSIONS, animate_rigid_body, frame_times
 from .legged import plot_legged_summary
@@ -226,6 +227,7 @@ def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
         list(problem.schedule.foot_names),
         list(robot.joint_names),
         terrain=problem.terrain if problem.terrain_plan is not None else None,
+        scheduled_times=problem.schedule.times if isinstance(problem.tf, PhaseDurations) else None,
     )
 
 
@@ -277,7 +279,7 @@ def animate_solution(solution: Solution, path: str | Path, fps: Optional[float] 
         robot = problem.robot
         segments = stick_segments(robot.pin_model, X[:, : robot.nq])
         feet = np.array([np.asarray(robot.kinematics(x), dtype=float).reshape(robot.nc, 3) for x in X])
-        forces = problem.contact_forces(X, W, knots=problem.knot_index(t))
+        forces = problem.contact_forces(X, W, knots=problem.knot_index(t, solution.times))
         stance = sample_held(solution.times, problem.schedule.stance, t)
         return animate_stick_figure(t, segments, feet, forces, stance, path, fps=fps, overwrite=overwrite, progress=progress)
     model = problem.model

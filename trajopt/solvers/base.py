@@ -228,14 +228,29 @@ class NlpSolver(ABC):
             X, U = warm_start.states, warm_start.controls
         elif warm_start.problem is None:
             raise ValueError(f"warm_start: has N = {warm_start.N}, the problem N = {self.problem.N}; load it with its problem to re-sample it")
-        else:
+        elif self.problem.timing is None or self.problem.timing.count == 1:
             X, U = warm_start.evaluate(np.linspace(0.0, warm_start.tf, self.problem.N))
+        else:  # the phases' guessed shares of the warm start's duration
+            X, U = warm_start.evaluate(np.minimum(self.problem.times() * (warm_start.tf / self.problem.tf_guess), warm_start.tf))
         if nlp.chart:
             nlp.recentre(X)
         if same:
-            primal = nlp.pack(X, U, warm_start.intervals, warm_start.tf if self.problem.free_time else None) if nlp.chart else warm_start.primal
+            primal = nlp.pack(X, U, warm_start.intervals, self._durations_of(warm_start)) if nlp.chart else warm_start.primal
             return {"x0": primal, "lam_x0": warm_start.lam_x, "lam_g0": warm_start.lam_g}
-        return {"x0": nlp.pack(X, U, tf=warm_start.tf if self.problem.free_time else None)}
+        return {"x0": nlp.pack(X, U, durations=self._durations_of(warm_start))}
+
+    def _durations_of(self, warm_start: Solution) -> Optional[np.ndarray]:
+        """The durations a warm start gives this problem's free time (``None`` for a fixed ``tf``): its ``tf``
+        for a free final time; for phase durations those of its knot times when it has this problem's knots,
+        else the guessed durations scaled to its ``tf``."""
+        timing = self.problem.timing
+        if timing is None:
+            return None
+        if timing.count == 1:
+            return np.array([warm_start.tf])
+        if warm_start.N == timing.N:
+            return timing.of_times(warm_start.times)
+        return np.asarray(timing.guess) * (warm_start.tf / float(np.sum(timing.guess)))
 
     def _start(self, warm_start: Optional[Solution], initial_guess: Optional[np.ndarray], multipliers: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Dict[str, np.ndarray]:
         """The starting point (module docstring); validates the arguments."""
@@ -343,7 +358,7 @@ class NlpSolver(ABC):
             states = nlp.to_states(run["w"][nlp.idx_x])
             nlp.recentre(states)
             traj = nlp.unpack(run["w"])
-            run = self._run({"x0": nlp.pack(states, traj.controls, traj.intervals, traj.tf if self.problem.free_time else None), "lam_x0": run["lam_x"], "lam_g0": run["lam_g"]})
+            run = self._run({"x0": nlp.pack(states, traj.controls, traj.intervals, traj.durations), "lam_x0": run["lam_x"], "lam_g0": run["lam_g"]})
             totals = {key: totals[key] + run[key] for key in totals}
         solution = self._solution(run, totals)
         if run["interrupted"]:
@@ -456,7 +471,7 @@ class NlpSolver(ABC):
             max_violation, knot_violation, worst = float("nan"), np.full(self.problem.N, np.nan), ""
         traj = nlp.unpack(nlp.normalized(w))
         solution = Solution(
-            times=self.problem.times(traj.tf),
+            times=self.problem.times(traj.durations),
             states=traj.states,
             controls=traj.controls,
             tf=traj.tf,

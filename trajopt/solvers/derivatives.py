@@ -1,7 +1,7 @@
 """NLP derivatives assembled from per-stage derivatives (gradient, Jacobian, Hessian of the Lagrangian).
 
 The NLP is a sum of stage terms, each a function of a few variables only: one
-interval (its knots, interval variables and ``tf`` if free), one knot (a user
+interval (its knots, interval variables and its phase's duration if the time is free), one knot (a user
 constraint, a unit norm) or the final knot (terminal cost). A term's column
 (one knot or interval) is
 
@@ -116,7 +116,7 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
         q[f"xbar_{name}"] = sym(f"xbar_{name}", nx)
         return chart["retract"](q[f"xbar_{name}"], v[name])
 
-    # ---- intervals (knot dynamics inlined); t_k = k h, h = tf / (N - 1), a parameter unless tf is free
+    # ---- intervals (knot dynamics inlined); t_k = k h (phase durations need time-invariant dynamics: NLP), h: _knot_spacing
     fn, names = nlp.interval_fn, nlp.interval_fn.name_in()
     v: Dict[str, Any] = {}
     q: Dict[str, Any] = {"k": sym("k")}
@@ -124,7 +124,7 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
     for n, size in (("u", nu), ("z", nlp.nz), ("u_next", nu)):
         if n in names:
             v[n] = sym(n, size)
-    h = _knot_spacing(prob, v, q)
+    h = _knot_spacing(nlp, v, q)
     for n in ("p", "p_mid", "p_next"):
         if n in names:
             q[n] = sym(n, nlp.idx_p_run.shape[1])
@@ -143,10 +143,10 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
     else:
         rows_c = ca.vertcat(out["defect"], out["residual"])
     rows = {b.kind: nlp.block_rows(i) for i, b in enumerate(nlp.blocks) if b.kind in ("defect", "residual")}
-    idx = {"x": nlp.idx_x[:-1], "u": nlp.idx_u[:-1], "z": nlp.idx_z, "x_next": nlp.idx_x[1:], "u_next": nlp.idx_u[1:], "tf": np.full((N - 1, 1), nlp.idx_tf)}
+    idx = {"x": nlp.idx_x[:-1], "u": nlp.idx_u[:-1], "z": nlp.idx_z, "x_next": nlp.idx_x[1:], "u_next": nlp.idx_u[1:], "duration": _duration_index(nlp, np.arange(N - 1))}
     P, D = columns(nlp.p, nlp.idx_p_run), columns(nlp.p, nlp.idx_p_dyn)
     qvals = {
-        "k": ca.DM(np.arange(N - 1)).T, "h": _knot_spacing_values(nlp, N - 1),
+        "k": ca.DM(np.arange(N - 1)).T, **_knot_spacing_values(nlp, np.arange(N - 1)),
         "p": P[:, :-1], "p_mid": columns(nlp.p, nlp.idx_p_mid), "p_next": P[:, 1:], "d": D[:, :-1], "d_next": D[:, 1:],
         "xbar_x": X_centres[:, :-1], "xbar_x_next": X_centres[:, 1:],
     }  # fmt: skip
@@ -194,6 +194,10 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
             terms.append(StageTerm(c.name, fn_b, var_idx, params, nlp.block_rows(b)))
         elif block.kind == "interval":
             terms += _interval_constraint_terms(nlp, b, knot_state, X_centres)
+        elif block.kind == "timing":  # linear rows of the durations alone
+            vd = {"durations": sym("durations", nlp.timing.count)}
+            fn_b = _term_function("timing_term", vd, {}, ca.mtimes(ca.DM(nlp.timing.rows), vd["durations"]), 0)
+            terms.append(StageTerm("timing", fn_b, nlp.idx_durations[None, :], ca.MX(0, 1), nlp.block_rows(b)))
         elif block.kind == "control_hull":
             vh = {"u": sym("u", nu), "z": sym("z", nlp.nz), "u_next": sym("u_next", nu)}
             fn_b = _term_function("control_hull_term", vh, {}, nlp.control_points_fn(vh["u"], vh["z"], vh["u_next"]), 0)
@@ -217,30 +221,40 @@ def stage_terms(nlp: Any) -> List[StageTerm]:
     return terms
 
 
-def _knot_spacing(prob: Any, v: Dict[str, Any], q: Dict[str, Any]) -> Any:
-    """The knot spacing ``h`` of an interval term: ``tf / (N - 1)`` of the variable ``v["tf"]`` with a
-    free final time, else the parameter ``q["h"]`` (:func:`_knot_spacing_values`), so that the term's
-    functions depend neither on ``N`` nor on ``tf`` and problems that differ only in them share compiled code."""
-    sym = prob.model.symbol_type.sym
-    if prob.free_time:
-        v["tf"] = sym("tf")
-        return v["tf"] / (prob.N - 1)
+def _knot_spacing(nlp: Any, v: Dict[str, Any], q: Dict[str, Any]) -> Any:
+    """The knot spacing ``h`` of an interval term: with a free time, ``tau / n`` of the variable
+    ``v["duration"]`` (the duration of the interval's phase, ``tf`` for a free final time) and the
+    parameter ``q["phase_intervals"]`` (its ``n`` intervals), else the parameter ``q["h"]``
+    (:func:`_knot_spacing_values`), so that the term's functions depend neither on ``N`` nor on
+    ``tf`` and problems that differ only in them share compiled code."""
+    sym = nlp.problem.model.symbol_type.sym
+    if nlp.timing is not None:
+        v["duration"], q["phase_intervals"] = sym("duration"), sym("phase_intervals")
+        return v["duration"] / q["phase_intervals"]
     q["h"] = sym("h")
     return q["h"]
 
 
-def _knot_spacing_values(nlp: Any, K: int) -> Any:
-    """The values of :func:`_knot_spacing`'s parameter over ``K`` columns (``None`` with a free final time)."""
-    if nlp.problem.free_time:
-        return None
-    return ca.repmat(nlp.p[int(nlp.idx_p_tf[0])] / (nlp.problem.N - 1), 1, K)
+def _knot_spacing_values(nlp: Any, intervals: np.ndarray) -> Dict[str, Any]:
+    """The values of :func:`_knot_spacing`'s parameter on the columns of ``intervals``: ``{"h": ...}``, or with
+    a free time ``{"phase_intervals": ...}`` (the count of intervals of each one's phase)."""
+    if nlp.timing is not None:
+        return {"phase_intervals": ca.DM(nlp.timing.intervals[nlp.timing.phase_of_interval[intervals]].astype(float)).T}
+    return {"h": ca.repmat(nlp.p[int(nlp.idx_p_tf[0])] / (nlp.problem.N - 1), 1, len(intervals))}
+
+
+def _duration_index(nlp: Any, intervals: np.ndarray) -> np.ndarray:
+    """The entries of ``w`` (K, 1) holding the duration of each interval's phase (empty with a fixed ``tf``)."""
+    if nlp.timing is None:
+        return np.zeros((len(intervals), 0), dtype=int)
+    return nlp.idx_durations[nlp.timing.phase_of_interval[intervals]][:, None]
 
 
 def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.MX) -> List[StageTerm]:
     """The stage terms of row block ``b``, an interval constraint (:mod:`trajopt.interval_constraints`).
 
     A term's variables are those its rows read among ``x_k, u_k, z_k, x_(k+1),
-    u_(k+1)`` and a free ``tf``. Multiple shooting holds the last knot's control
+    u_(k+1)`` and the duration of its phase when the time is free. Multiple shooting holds the last knot's control
     from knot ``N - 2``: there ``u_(k+1)`` is ``u_k``, so the last interval,
     when its rows read ``u_(k+1)``, gets its own term with ``u_k`` in its place.
     """
@@ -253,14 +267,14 @@ def _interval_constraint_terms(nlp: Any, b: int, knot_state: Any, X_centres: ca.
     q: Dict[str, Any] = {"k": sym("k")}
     x, x_next = knot_state("x", v, q), knot_state("x_next", v, q)
     v.update(u=sym("u", nu), z=sym("z", nlp.nz), u_next=sym("u_next", nu))
-    h = _knot_spacing(prob, v, q)
+    h = _knot_spacing(nlp, v, q)
     q.update(d=sym("d", nd), d_next=sym("d_next", nd), p=sym("p", idx_p.shape[1]))
     rows = fn(x, v["u"], v["z"], x_next, v["u_next"], q["k"] * h, h, q["d"], q["d_next"], q["p"])
     used = {n: val for n, val in v.items() if val.numel() and ca.depends_on(rows, val)}
     ks = c.stages
     P, D = columns(nlp.p, idx_p), columns(nlp.p, nlp.idx_p_dyn)
-    values = {"k": ca.DM(ks).T, "h": _knot_spacing_values(nlp, len(ks)), "d": D[:, ks.tolist()], "d_next": D[:, (ks + 1).tolist()], "p": P, "xbar_x": X_centres[:, ks.tolist()], "xbar_x_next": X_centres[:, (ks + 1).tolist()]}
-    idx = {"x": nlp.idx_x[ks], "u": nlp.idx_u[ks], "z": nlp.idx_z[ks], "x_next": nlp.idx_x[ks + 1], "u_next": nlp.idx_u[ks + 1], "tf": np.full((len(ks), 1), nlp.idx_tf)}
+    values = {"k": ca.DM(ks).T, **_knot_spacing_values(nlp, ks), "d": D[:, ks.tolist()], "d_next": D[:, (ks + 1).tolist()], "p": P, "xbar_x": X_centres[:, ks.tolist()], "xbar_x_next": X_centres[:, (ks + 1).tolist()]}
+    idx = {"x": nlp.idx_x[ks], "u": nlp.idx_u[ks], "z": nlp.idx_z[ks], "x_next": nlp.idx_x[ks + 1], "u_next": nlp.idx_u[ks + 1], "duration": _duration_index(nlp, ks)}
     groups = [(np.ones(len(ks), dtype=bool), used, rows)]
     held = ks == N - 2
     if not nlp.transcription.final_control and "u_next" in used and held.any():

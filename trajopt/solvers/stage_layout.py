@@ -79,7 +79,7 @@ def _check_dynamics_and_costs(nlp: NLP, who: str) -> None:
     """Raise ``ValueError`` unless each defect is a gap ``x_{k+1} - F(x_k, u_k, z_k)`` and each cost reads one stage."""
     problem, model, name = nlp.problem, nlp.problem.model, nlp.transcription.name
     if problem.free_time:
-        raise ValueError(f"problem: a free final time is one variable shared by every stage; {who} needs a fixed tf")
+        raise ValueError(f"problem: a free final time or free phase durations are variables shared by many stages; {who} needs a fixed tf")
     if not nlp.transcription.explicit:
         raise ValueError(
             f"transcription: {name!r} is implicit (its intervals read the next knot's dynamics or control); "

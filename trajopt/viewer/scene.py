@@ -191,7 +191,7 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     robot = problem.robot
     bodies = multibody_bodies(robot, X, max_faces)
     feet = _feet(robot, X)
-    forces = problem.contact_forces(X, U, knots=problem.knot_index(t))
+    forces = problem.contact_forces(X, U, knots=problem.knot_index(t, solution.times))
     stance = sample_held(solution.times, problem.schedule.stance, t)
     forces = np.where(stance[..., None], forces, 0.0)
     if force_scale is None:
