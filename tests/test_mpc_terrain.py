@@ -223,3 +223,21 @@ def test_a_swing_over_many_short_treads_keeps_the_edges_it_crosses():
     params = ground.swing_params(start, end)
     along = np.c_[np.linspace(0.44, 0.62, 40), np.zeros(40), np.full(40, 0.3)]
     np.testing.assert_allclose([ground.clearance_row(params, p) for p in along], profile.clearance(along), rtol=0, atol=1e-12)
+
+
+def test_the_top_view_draws_each_tread_with_its_edges_and_height():
+    import matplotlib.pyplot as plt
+
+    from trajopt.plotting.mpc import _draw_blocks
+
+    terrain = stairs(rise=0.08, run=0.25, count=3, start=0.3)
+    figure, ax = plt.subplots()
+    _draw_blocks(ax, terrain)
+    outlines = [patch.get_xy() for patch in ax.patches]
+    assert len(outlines) == len(terrain.blocks) == 3
+    for outline, block in zip(outlines, terrain.blocks):  # each outline is its block's top polygon
+        assert np.allclose(outline[: len(block.vertices)], block.vertices, rtol=0, atol=1e-12)
+    assert [t.get_text() for t in ax.texts] == ["0.08 m", "0.16 m", "0.24 m"]
+    _draw_blocks(ax, None)  # a plane: nothing more
+    assert len(ax.patches) == 3
+    plt.close(figure)

@@ -12,7 +12,8 @@ Panels over the plant's time (s), pushes shaded red:
   foot's position at the middle tick of each of its stance phases,
   :func:`~trajopt.mpc.footholds_taken.footholds_taken`, dots)
   against the planned ones (crosses: where the last tick before each landing
-  aimed the foot, the horizon's ``planned_footholds``),
+  aimed the foot, the horizon's ``planned_footholds``), over a block terrain
+  (stairs) its blocks' top faces with their edges and heights,
   and the gait diagram of the applied plans (a bar while a foot's first knot is in stance);
 - each tick's compute time (ms, wall) with the deadline (one controller
   period) and the failed ticks marked;
@@ -121,6 +122,7 @@ def _heading_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
 
 def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     robot = task.legged.robot
+    _draw_blocks(ax, getattr(task.legged.ground, "terrain", None))
     ax.plot(result.states[:, 0], result.states[:, 1], color="0.3", label="base path")
     taken = footholds_taken(result, robot)
     for i, name in enumerate(robot.kinematics_bodies):
@@ -131,6 +133,16 @@ def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
+
+
+def _draw_blocks(ax: Any, terrain: Any) -> None:
+    """The blocks of a block terrain the horizon walks over, from above: each top face filled, its edges
+    (a stair's tread edges) outlined and its height written at its centre; nothing on a plane."""
+    for block in getattr(terrain, "blocks", ()):
+        V = np.asarray(block.vertices, dtype=float)
+        ax.fill(V[:, 0], V[:, 1], facecolor="0.93", edgecolor="0.45", linewidth=0.8, zorder=0)
+        centre = V.mean(axis=0)
+        ax.text(centre[0], centre[1], f"{block.top:.2f} m", ha="center", va="center", fontsize="x-small", color="0.45", zorder=0, clip_on=True)
 
 
 def _gait_diagram(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
