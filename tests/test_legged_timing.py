@@ -44,6 +44,11 @@ def test_minimum_times_no_phase_can_meet_are_refused_before_solving():
         free_phase_durations(schedule, "free", min_swing=1.0)
     with pytest.raises(ValueError, match="timing: expected one of"):
         free_phase_durations(schedule, "fixed")
+    # each minimum fits its own phases, but three trot cycles cannot hold them all within their 1.8 s
+    trot = gait("trot", dt=0.02, period=0.6, cycles=3)
+    with pytest.raises(ValueError, match=r"min_stance, min_swing: the minimum stance \(0.5 s\) and swing \(0.45 s\) times cannot all hold within the schedule's total of 1.8 s"):
+        free_phase_durations(trot, "free", min_stance=0.5, min_swing=0.45)
+    assert free_phase_durations(trot, "free-total", min_stance=0.5, min_swing=0.45).rows.shape[0] > 0  # a free total stretches
     problem = problems.get("go1-jump")
     with pytest.raises(ValueError, match=r"timing: expected one of \('fixed', 'free', 'free-total'\), got 'loose'"):
         problem.set_timing("loose")

@@ -55,6 +55,11 @@ def test_phase_durations_validate_their_arguments():
         two_phases(rows=[[1.0, 1.0]], row_lower=[1.0, 2.0])
     with pytest.raises(ValueError, match="exceeds"):
         two_phases(rows=[[1.0, 1.0]], row_lower=[3.0], row_upper=[2.0])
+    with pytest.raises(ValueError, match="no phase durations within their bounds satisfy"):  # a total the bounds cannot reach
+        two_phases(rows=[[1.0, 1.0]], row_lower=[11.0], row_upper=[11.0])
+    with pytest.raises(ValueError, match="no phase durations within their bounds satisfy"):  # minima that exceed a fixed total together
+        two_phases(rows=[[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]], row_lower=[2.0, 1.5, 1.5], row_upper=[2.0, np.inf, np.inf])
+    assert two_phases(rows=[[1.0, 1.0], [1.0, 0.0]], row_lower=[2.0, 1.5], row_upper=[2.0, np.inf]).rows.shape == (2, 2)
     with pytest.raises(ValueError, match="span 9 knots, the problem has N = 5"):
         Problem(DoubleIntegrator(), N=5, tf=two_phases())
 

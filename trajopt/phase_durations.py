@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
+from scipy.optimize import linprog
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,16 @@ class PhaseDurations:
             object.__setattr__(self, name, value)
         object.__setattr__(self, "knots", tuple(int(k) for k in knots))
         object.__setattr__(self, "phase_names", names)
+        if R and not self._feasible():
+            raise ValueError("rows: no phase durations within their bounds satisfy row_lower <= rows @ tau <= row_upper")
+
+    def _feasible(self) -> bool:
+        """Whether some durations within their bounds satisfy the rows (a linear program, HiGHS)."""
+        finite_upper, finite_lower = np.isfinite(self.row_upper), np.isfinite(self.row_lower)
+        A = np.vstack([self.rows[finite_upper], -self.rows[finite_lower]])
+        b = np.concatenate([self.row_upper[finite_upper], -self.row_lower[finite_lower]])
+        result = linprog(np.zeros(self.count), A_ub=A if A.size else None, b_ub=b if A.size else None, bounds=list(zip(self.lower, self.upper)), method="highs")
+        return result.status == 0
 
     @classmethod
     def of_free_time(cls, lower: float, upper: float, guess: float, N: int) -> "PhaseDurations":

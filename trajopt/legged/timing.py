@@ -78,8 +78,9 @@ def free_phase_durations(schedule: ContactSchedule, timing: str, min_stance: flo
     """The schedule's phase durations as decisions (module docstring), guessed at their scheduled values.
 
     ``ValueError`` for an unknown ``timing`` or ``"fixed"``, and for minimum times no
-    schedule within :data:`PHASE_RANGE` can meet (a swing whose phases, stretched to
-    their longest, stay shorter than ``min_swing``), named before any solve.
+    schedule within :data:`PHASE_RANGE` can meet, before any solve: a swing whose phases,
+    stretched to their longest, stay shorter than ``min_swing`` (named), or minima that
+    cannot all hold within the fixed total.
     """
     if timing not in TIMINGS[1:]:
         raise ValueError(f"timing: expected one of {TIMINGS[1:]} for free phase durations, got {timing!r}")
@@ -116,4 +117,8 @@ def free_phase_durations(schedule: ContactSchedule, timing: str, min_stance: flo
                 row_lower.append(minimum)
                 row_upper.append(np.inf)
     names = [f"{j}:{phase_pattern(schedule, k)}" for j, k in enumerate(knots[:-1])]
-    return PhaseDurations(knots, nominal, lower, upper, np.array(rows).reshape(-1, P), row_lower, row_upper, names)
+    try:
+        return PhaseDurations(knots, nominal, lower, upper, np.array(rows).reshape(-1, P), row_lower, row_upper, names)
+    except ValueError:  # the rows admit no durations: the minima cannot all hold together
+        total = f"the schedule's total of {schedule.duration:g} s" if timing == "free" else "the phases' bounds"
+        raise ValueError(f"min_stance, min_swing: the minimum stance ({min_stance:g} s) and swing ({min_swing:g} s) times cannot all hold within {total}") from None
