@@ -95,8 +95,9 @@ def split_parameter(item: str) -> tuple[str, str]:
 
 
 def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
-    """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the factory's signature."""
-    problem_factory(name)
+    """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the problem's parameters
+    (:func:`problems.parameters`: its factory's, and a legged problem's timing options)."""
+    problem_factory(name)  # a usage error for an unknown problem
     accepted = problems.parameters(name)
     pairs = [(key, getattr(args, key)) for key in ("N", "tf") if getattr(args, key) is not None]
     pairs += [split_parameter(item) for item in args.param]
