@@ -115,3 +115,22 @@ def test_jump_with_free_timing_is_cheaper_and_passes_mujoco():
 @pytest.mark.slow
 def test_gap_with_free_timing_is_cheaper_and_passes_mujoco():
     _check_free_timing(*_fixed_and_free("go1-gap"))
+
+
+def test_a_periodic_trot_with_free_timing_repeats_in_mujoco():
+    pytest.importorskip("mujoco")
+    from trajopt.mujoco import PDFeedforward, plan_timestep, sample_plan, track
+
+    solution = solve(problems.get("go1-trot", periodic=True, timing="free"))
+    assert solution.success, solution.status
+    dt = plan_timestep(solution)
+    assert abs(solution.tf / dt - round(solution.tf / dt)) <= 1e-9  # the steps divide the plan, not its uneven knots
+    plan = sample_plan(solution, dt, cycles=2)
+    knot_times = np.concatenate([solution.times, solution.tf + solution.times[1:]])
+    assert np.array_equal(plan.knot_steps, np.round(knot_times / dt).astype(int))
+    steps = int(round(solution.tf / dt))
+    local = (np.arange(2 * steps) % steps) * dt  # each step's time within its cycle
+    k = np.minimum(np.searchsorted(solution.times, local + 1e-9 * dt, side="right") - 1, solution.N - 2)
+    assert np.array_equal(plan.stance, solution.problem.schedule.stance[k])  # each step in its knot interval's stance
+    result = track(solution, PDFeedforward(), cycles=2)
+    assert not result.fell and result.max_position_error < 0.02
