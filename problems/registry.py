@@ -1,7 +1,8 @@
 """Registry of named problems: ``names()``, ``get(name, **params)``, ``register``, ``load_solution``.
 
-Every legged problem (a factory annotated to return a
-:class:`trajopt.legged.LeggedProblem`) also takes the timing options
+Every legged problem (a factory annotated to return a problem class with a
+``set_timing`` method: :class:`trajopt.legged.LeggedProblem`,
+:class:`trajopt.legged.KinodynamicProblem`) also takes the timing options
 :data:`TIMING_OPTIONS` (``timing="free"``; ``-p timing=free`` on the command
 line) beside its factory's parameters (:func:`parameters`): :func:`get` passes
 them to :meth:`~trajopt.legged.LeggedProblem.set_timing`.
@@ -22,7 +23,6 @@ from typing import Any, Callable, Dict
 
 import numpy as np
 
-from trajopt.legged import LeggedProblem
 from trajopt.legged.timing import MIN_STANCE, MIN_SWING
 from trajopt.solution import Solution
 
@@ -63,7 +63,7 @@ def parameters(name: str) -> Dict[str, inspect.Parameter]:
     fn = factory(name)
     accepted = {p.name: p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     returns = typing.get_type_hints(fn).get("return")
-    if isinstance(returns, type) and issubclass(returns, LeggedProblem):
+    if isinstance(returns, type) and hasattr(returns, "set_timing"):
         for key, default in TIMING_OPTIONS.items():
             accepted.setdefault(key, inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default))
     return accepted

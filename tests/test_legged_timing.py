@@ -134,3 +134,10 @@ def test_a_periodic_trot_with_free_timing_repeats_in_mujoco():
     assert np.array_equal(plan.stance, solution.problem.schedule.stance[k])  # each step in its knot interval's stance
     result = track(solution, PDFeedforward(), cycles=2)
     assert not result.fell and result.max_position_error < 0.02
+
+
+def test_the_kinodynamic_trot_takes_free_timing_too():
+    assert "timing" in problems.parameters("go1-trot-kinodynamic")
+    fixed, free = solve(problems.get("go1-trot-kinodynamic")), solve(problems.get("go1-trot-kinodynamic", timing="free"))
+    assert fixed.success and free.success and isinstance(free.problem.tf, PhaseDurations)
+    assert free.objective < fixed.objective and abs(free.tf - fixed.tf) <= 1e-9

@@ -71,13 +71,16 @@ def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
             ("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)"),
         ]
     )
-    lines += ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
-    timing = problem.timing
-    if isinstance(problem.tf, PhaseDurations):
-        chosen, scheduled = timing.of_times(solution.times), np.diff(timing.knots) * schedule.dt
-        lines += _rows([("phase durations", "optimized (s), scheduled in brackets; #: stance, .: swing, feet in the gait's order")])
-        lines += [f"    {name:<{max(len(n) for n in timing.phase_names)}}  {value:.4f} ({nominal:.4f})" for name, value, nominal in zip(timing.phase_names, chosen, scheduled)]
-    return lines
+    return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
+
+
+def _phase_lines(solution: Solution, timing: PhaseDurations) -> list[str]:
+    """Each phase's optimized duration against its guess (a legged schedule's: the scheduled one)."""
+    width = max(len(name) for name in timing.phase_names)
+    rows = zip(timing.phase_names, timing.of_times(solution.times), timing.guess)
+    return _rows([("phase durations", "optimized (s), the guess in brackets (a gait's: its schedule; #: stance, .: swing)")]) + [
+        f"    {name:<{width}}  {value:.4f} ({guess:.4f})" for name, value, guess in rows
+    ]
 
 
 def _rigid_body_lines(solution: Solution, model: RigidBody) -> list[str]:
@@ -141,4 +144,6 @@ def solution_report(solution: Solution) -> str:
         lines += _rigid_body_lines(solution, problem.model)
     else:
         lines += _generic_lines(solution, problem)
+    if problem is not None and isinstance(problem.tf, PhaseDurations):
+        lines += _phase_lines(solution, problem.tf)
     return "\n".join(lines + warnings)

@@ -61,6 +61,7 @@ from ..problem import Problem
 from .footholds import swing_apex_knots
 from .ocp import LeggedProblem, LeggedWeights
 from .schedule import ContactSchedule
+from .timing import MIN_STANCE, MIN_SWING, apply_timing
 
 
 class KinodynamicProblem(Problem):
@@ -119,6 +120,11 @@ class KinodynamicProblem(Problem):
 
     def check_transcription(self, name: str) -> None:
         self.formulation.check_transcription(name)
+
+    def set_timing(self, timing: str, min_stance: float = MIN_STANCE, min_swing: float = MIN_SWING) -> None:
+        """The schedule's fixed times, or its phase durations as decisions: as
+        :meth:`LeggedProblem.set_timing <trajopt.legged.LeggedProblem.set_timing>` (:func:`.timing.apply_timing`)."""
+        apply_timing(self, timing, min_stance, min_swing)
 
     # ------------------------------------------------------------ conversions
     def _from_multibody(self, X: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

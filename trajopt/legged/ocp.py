@@ -110,7 +110,7 @@ from .link_clearance import add_link_clearance
 from .schedule import ContactSchedule
 from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
 from .terrain_plan import plan_on_terrain
-from .timing import FREE_TIMING_IPOPT, MIN_STANCE, MIN_SWING, TIMINGS, free_phase_durations
+from .timing import MIN_STANCE, MIN_SWING, apply_timing
 
 FRICTION_MODELS = ("pyramid", "cone")
 #: Default transcription of ``formulation="contact"``: explicit steps (gaps for Riccati solvers)
@@ -316,11 +316,7 @@ class LeggedProblem(Problem):
         ``min_swing`` seconds (:func:`.timing.free_phase_durations`). The knots keep their stance patterns,
         constraints and costs; the guess keeps the scheduled times. Free timing is solved by IPOPT
         (fatrop and HPIPM take a fixed ``tf``): it replaces fatrop, the ``"contact"`` formulation's default."""
-        if timing not in TIMINGS:
-            raise ValueError(f"timing: expected one of {TIMINGS}, got {timing!r}")
-        self.set_time(self.schedule.duration if timing == "fixed" else free_phase_durations(self.schedule, timing, min_stance, min_swing))
-        ipopt = {key: value for key, value in self.solver_options.get("ipopt", {}).items() if key not in FREE_TIMING_IPOPT}
-        self.solver_options = {**self.solver_options, "ipopt": ipopt if timing == "fixed" else {**ipopt, **FREE_TIMING_IPOPT}}
+        apply_timing(self, timing, min_stance, min_swing)
         if self.formulation.stance_is_parameter:
             self.solve_defaults = dict(CONTACT_SOLVE) if timing == "fixed" else {**CONTACT_SOLVE, "solver": "ipopt"}
 

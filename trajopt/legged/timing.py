@@ -27,7 +27,7 @@ Bounds and rows:
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
 import numpy as np
 
@@ -72,6 +72,18 @@ def _foot_runs(schedule: ContactSchedule, knots: List[int], foot: int) -> List[T
         else:
             runs.append((down, [j]))
     return runs
+
+
+def apply_timing(problem: Any, timing: str, min_stance: float = MIN_STANCE, min_swing: float = MIN_SWING) -> None:
+    """Give a legged problem (one with a ``schedule``) its schedule's fixed times (``"fixed"``) or free phase
+    durations (:func:`free_phase_durations`), with the IPOPT options free durations solve with
+    (:data:`FREE_TIMING_IPOPT`, removed again for ``"fixed"``)."""
+    if timing not in TIMINGS:
+        raise ValueError(f"timing: expected one of {TIMINGS}, got {timing!r}")
+    schedule = problem.schedule
+    problem.set_time(schedule.duration if timing == "fixed" else free_phase_durations(schedule, timing, min_stance, min_swing))
+    ipopt = {key: value for key, value in problem.solver_options.get("ipopt", {}).items() if key not in FREE_TIMING_IPOPT}
+    problem.solver_options = {**problem.solver_options, "ipopt": ipopt if timing == "fixed" else {**ipopt, **FREE_TIMING_IPOPT}}
 
 
 def free_phase_durations(schedule: ContactSchedule, timing: str, min_stance: float = MIN_STANCE, min_swing: float = MIN_SWING) -> PhaseDurations:
