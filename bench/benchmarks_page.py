@@ -269,6 +269,39 @@ guess (median times), then checked by `trajopt verify`'s MuJoCo replay.
 """
 
 
+def jump_mpc_section(result: Dict[str, Any]) -> str:
+    """``bench/jump_mpc.py``: jumps followed by the receding horizon in MuJoCo, from random start times."""
+    settings, rows = result["settings"], []
+    for r in result["rows"]:
+        runs = r["runs"]
+        fell = [f"{x['fall_time']:.2f} s ({x['fall_reason']})" for x in runs if x["fell"]]
+        landed = [x for x in runs if not x["fell"]]
+        p50, p99 = (statistics.median(x[key] for x in runs) for key in ("p50", "p99"))
+        rows.append([
+            r["case"], r["delay"], f"{r['landed']} / {len(runs)}", "; ".join(fell) or "none",
+            f"{100 * max(x['landing_error'] for x in landed):.1f}" if landed else "-",
+            f"{100 * max(x['base_final_error'] for x in landed):.1f}" if landed else "-",
+            f"{min(x['airborne'] for x in runs):.3f}-{max(x['airborne'] for x in runs):.3f} ({runs[0]['plan_airborne']:.3f})",
+            f"{1e3 * p50:.1f} / {1e3 * p99:.1f} ms", str(sum(x["failed"] for x in runs)),
+        ])  # fmt: skip
+    head = ["task", "delay", "landed, no fall", "falls", "feet from the plan's at its end (cm, worst)", "base from the plan's end at the run's end (cm, worst)",
+            "all feet off the ground (s; plan)", "tick p50 / p99 (median over runs)", "failed ticks"]  # fmt: skip
+    return f"""## Jumps under model-predictive control
+
+`python bench/jump_mpc.py --json bench/results/jump_mpc.json`: each task is
+`trajopt mpc NAME`'s (the plan solved offline, then followed by the receding
+horizon against MuJoCo's soft contacts), {settings['runs']} runs per delay, the
+robot standing a random time between {settings['wait'][0]:g} and
+{settings['wait'][1]:g} s before the plan starts (the same times for each
+delay). A run fell when a link other than a foot touched the ground or the
+base sank below half its standing height.
+
+{table(head, rows)}
+
+{run_line(result['run'])}
+"""
+
+
 #: The result files the page renders, in its order, with the function that renders each.
 SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "convergence.json": convergence_section,
@@ -278,6 +311,7 @@ SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "foreign_plants.json": foreign_plants_section,
     "terrain_mpc.json": terrain_mpc_section,
     "free_timing.json": free_timing_section,
+    "jump_mpc.json": jump_mpc_section,
 }
 
 

@@ -18,8 +18,14 @@ what ``trajopt mpc NAME`` runs:
   standing there (``duration``: :data:`TERRAIN_TIME_FACTOR` times the walk at
   that speed, and :data:`TERRAIN_STANDING_TIME`), in MuJoCo on the terrain
   :func:`trajopt.mujoco.verify` builds; other terrains (stepping stones,
-  height maps) are refused with the reason, as are the jumps (``go1-gap``: the
-  horizon runs gaits);
+  height maps) are refused with the reason;
+- a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
+  ``go1-jump``, ``jump --robot NAME``): its plan solved offline, then followed
+  by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
+  in MuJoCo or our KKT plant, the robot standing :data:`PLAN_WAIT` s first and
+  :data:`PLAN_STANDING_TIME` s after the plan (``duration``); on flat ground
+  only (``go1-gap`` is refused: followed this way its landing fell,
+  docs/design/mpc.md);
 - a tracking problem (one with ``reference_states(times)``, such as
   ``quadrotor-track``): a horizon of ``horizon`` seconds over the same model,
   costs and bounds, whose references follow ``reference_states`` from each
@@ -43,6 +49,7 @@ from .commands import Command, CommandProfile
 from .gaits import GAITS, GaitSchedule
 from .ground_plane import GroundPlane
 from .legged import DEFAULT_HORIZON, LeggedMPC, LeggedMPCWeights
+from .plan_tracking import PlanTrackingMPC
 from .plant import ModelPlant
 from .terrain_ground import TerrainGround
 
@@ -57,6 +64,12 @@ TERRAIN_TIME_FACTOR = 1.5
 #: Weight of the swing feet's paths over horizontal foot regions (:class:`~trajopt.mpc.legged.LeggedMPCWeights`'
 #: ``swing_foot`` elsewhere): with that one the feet fell short of their apex and met the first riser (docs/design/mpc.md).
 TERRAIN_SWING_WEIGHT = 3000.0
+#: Schedules a receding horizon cannot generate but follows from their solved plan (:func:`_plan_task`): the jumps.
+PLANNED_SCHEDULES = ("jump",)
+#: Seconds a jump task's robot stands in the plant before its plan starts (it settles on MuJoCo's soft contacts).
+PLAN_WAIT = 0.5
+#: Seconds a jump task stands after its plan ends.
+PLAN_STANDING_TIME = 2.0
 #: Knots per second of a tracking problem's horizon.
 TRACKING_KNOTS_PER_SECOND = 20
 #: Weight of a tracking horizon's terminal cost, relative to its running cost.
@@ -108,11 +121,12 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     if isinstance(problem, LeggedProblem):
         if problem.free_time:
             raise ValueError(f"timing: the receding horizon runs {problem.name!r} on its gait's fixed schedule; free phase durations are for offline plans (timing='fixed')")
+        if problem.schedule.name in PLANNED_SCHEDULES:
+            return _plan_task(problem, horizon, commands, gaits, robot)
         return _legged_task(problem, horizon, commands, gaits, robot)
     if robot is not None:
         raise ValueError(f"robot: the controller's robot replaces a legged problem's; {problem.name!r} is not one")
-    moving = commands is not None and any(np.any(c.as_array()) for c in (commands.commands if isinstance(commands, CommandProfile) else [commands]))
-    if moving or gaits is not None:
+    if _moves(commands) or gaits is not None:
         raise ValueError(f"command: velocity commands and gaits steer a legged robot; {problem.name!r} is not one")
     reference = getattr(problem, "reference_states", None)
     if reference is not None:
@@ -135,6 +149,11 @@ def _own_only(sim: str, name: str, options: dict) -> None:
     given = sorted(k for k, v in options.items() if v not in (None, 0.0, "realistic"))
     if given:
         raise ValueError(f"{given[0]}: a plant option of the legged robots in MuJoCo; {name!r} runs in our simulator")
+
+
+def _moves(commands: Any) -> bool:
+    """Whether ``commands`` (a :class:`Command`, a :class:`CommandProfile` or ``None``) ask for any motion."""
+    return commands is not None and any(np.any(c.as_array()) for c in (commands.commands if isinstance(commands, CommandProfile) else [commands]))
 
 
 def _ground(problem: LeggedProblem, robot: Any) -> Any:
@@ -172,8 +191,36 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
     if ground.has_regions:
         weights = replace(LeggedMPCWeights(), swing_foot=TERRAIN_SWING_WEIGHT)
     legged = LeggedMPC(controller, gaits=gaits, commands=commands, horizon=DEFAULT_HORIZON if horizon is None else horizon, ground=ground, goal=goal, weights=weights)
-    robot = problem.robot
     x0 = problem.x0.copy() if terrain is not None else legged.x_stand.copy()  # on a terrain, the plan's start: its feet on the ground
+    plant = _legged_plant(problem, legged, x0, terrain)
+    name = f"{problem.name}-mpc" if terrain is not None else legged.problem.name  # the slope's own name, not its gait's
+    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain)
+
+
+def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
+    """A jump's task (module docstring): its plan solved offline, then followed by a receding horizon."""
+    if _moves(commands) or gaits is not None or controller_robot is not None:
+        raise ValueError(f"problem: {problem.name!r} runs its offline plan ({problem.schedule.name}) under feedback; it takes no velocity commands, gaits or controller robot")
+    if problem.terrain_plan is not None:
+        raise ValueError(
+            f"problem: {problem.name!r} jumps over a terrain; the receding horizon follows jumps on flat ground only (over the gap, "
+            f"its landing does not hold yet): plan it offline with `trajopt solve {problem.name}` and check it with `trajopt verify`"
+        )
+    from ..solvers import solve
+
+    plan = solve(problem)
+    if not plan.success:
+        raise ValueError(f"problem: the offline plan of {problem.name!r} did not converge ({plan.status}); nothing to follow")
+    legged = PlanTrackingMPC(plan, start=PLAN_WAIT, horizon=DEFAULT_HORIZON if horizon is None else horizon)
+    x0 = problem.x0.copy()
+    plant = _legged_plant(problem, legged, x0, None)
+    duration = legged.plan_end + PLAN_STANDING_TIME
+    return MPCTask(f"{problem.name}-mpc", legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration)
+
+
+def _legged_plant(problem: LeggedProblem, legged: LeggedMPC, x0: np.ndarray, terrain: Any) -> Callable[..., Any]:
+    """The plant factory of a legged task: MuJoCo (on ``terrain``, or the floor at ``z = 0``), a user's MJCF, or our KKT plant."""
+    robot = problem.robot
 
     def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
         if mjcf is not None:  # the user's own MuJoCo model of the robot: it defines its contacts, masses and step
@@ -200,8 +247,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
 
         return MujocoPlant(robot, x0, contact=contact, timestep=dt, payload=payload, mu=mu, terrain=terrain)
 
-    name = f"{problem.name}-mpc" if terrain is not None else legged.problem.name  # the slope's own name, not its gait's
-    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain)
+    return plant
 
 
 def _tracking_task(problem: Problem, horizon: float, reference: Callable[[np.ndarray], np.ndarray]) -> MPCTask:

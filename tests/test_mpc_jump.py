@@ -1,0 +1,72 @@
+"""A jump under feedback (trajopt.mpc.plan_tracking): the horizon follows the offline plan's schedule, states,
+torques and feet, and the Go1 lands its jump in MuJoCo where the plan lands it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import problems
+from trajopt import solve
+from trajopt.mpc.commands import Command
+from trajopt.mpc.loop import run_closed_loop
+from trajopt.mpc.plan_tracking import PlanTrackingMPC
+from trajopt.mpc.tasks import PLAN_STANDING_TIME, PLAN_WAIT, mpc_task
+
+
+@pytest.fixture(scope="module")
+def plan():
+    solution = solve(problems.get("go1-jump"))
+    assert solution.success, solution.status
+    return solution
+
+
+def test_the_horizon_carries_the_plans_schedule_through_the_flight(plan):
+    mpc = PlanTrackingMPC(plan, start=0.3)
+    assert mpc.plan_end == pytest.approx(0.3 + plan.tf)
+    flight = 0.3 + plan.times[15] + 0.01  # inside the plan's flight (knots 15-24)
+    stance = mpc.stance(np.array([0.0, 0.29, 0.31, flight, 0.3 + plan.times[30], mpc.plan_end + 0.1]))
+    assert stance.tolist() == [[True] * 4, [True] * 4, [True] * 4, [False] * 4, [True] * 4, [True] * 4]
+    # a tick in the flight: every knot's stance, the state and torque references and the swing targets are the plan's
+    x = plan.evaluate(flight - 0.3)[0]
+    problem = mpc.problem
+    mpc.update(problem, flight, x)
+    times = flight + mpc.dt * np.arange(problem.N)
+    states, controls = plan.evaluate(np.clip(times - 0.3, 0.0, plan.tf))
+    assert np.array_equal(problem.dynamics_params.astype(bool), mpc.stance(times + 0.5 * mpc.dt))
+    assert np.allclose(mpc.state_cost.x_ref, states, rtol=0, atol=1e-12)
+    inside = times < mpc.plan_end
+    assert np.allclose(mpc.state_cost.u_ref[inside], plan.problem.joint_torques(controls)[inside], rtol=0, atol=1e-12)
+    swinging = ~problem.dynamics_params[:, 0].astype(bool)
+    feet = np.array([np.asarray(plan.problem.robot.kinematics(s)).reshape(4, 3) for s in states])
+    targets = mpc.swing_cost.raw_params
+    assert np.allclose(targets[swinging, 0:3], feet[swinging, 0], rtol=0, atol=1e-12) and (targets[~swinging, 12] == 0).all()
+
+
+def test_what_a_plan_tracking_horizon_refuses():
+    with pytest.raises(ValueError, match="plan: expected a solution of a legged problem"):
+        PlanTrackingMPC(solve(problems.get("pendulum")))
+    legged_plan = type("Plan", (), {"problem": problems.get("go1-jump")})()
+    with pytest.raises(ValueError, match="start: expected a wait >= 0 s"):
+        PlanTrackingMPC(legged_plan, start=-1.0)
+    with pytest.raises(ValueError, match="commands: a plan-tracking horizon follows its plan"):
+        PlanTrackingMPC(legged_plan, commands=Command(0.3))
+    with pytest.raises(ValueError, match="runs its offline plan \\(jump\\) under feedback; it takes no velocity commands"):
+        mpc_task(problems.get("go1-jump"), commands=Command(0.3))
+    with pytest.raises(ValueError, match="'go1-gap' jumps over a terrain; the receding horizon follows jumps on flat ground only"):
+        mpc_task(problems.get("go1-gap"))
+
+
+def test_go1_lands_its_jump_in_mujoco_where_the_plan_lands_it():
+    pytest.importorskip("mujoco")
+    task = mpc_task(problems.get("go1-jump"))
+    legged = task.legged
+    assert task.duration == pytest.approx(PLAN_WAIT + legged.plan.tf + PLAN_STANDING_TIME)
+    result = run_closed_loop(task.controller(mode="rti"), task.plant(), task.duration, 50.0, delay="tick")
+    assert not result.fell, result.fall_reason
+    robot = legged.robot
+    feet = np.array([np.asarray(robot.kinematics(s)).reshape(4, 3) for s in result.states])
+    airborne = (feet[:, :, 2] > 0.01).all(axis=1).sum() * (result.times[1] - result.times[0])
+    assert airborne > 0.1  # it jumped: every foot off the ground for the flight
+    at_end = int(np.searchsorted(result.times, legged.plan_end))
+    assert np.linalg.norm(feet[at_end, :, :2] - legged.plan_feet[-1, :, :2], axis=1).max() < 0.05  # landed where the plan lands
+    assert np.linalg.norm(result.states[-1, :2] - legged.plan.states[-1, :2]) < 0.05  # and stands where it ends

@@ -1,0 +1,110 @@
+"""A receding horizon that follows an offline legged plan: a jump executed under feedback.
+
+:class:`PlanTrackingMPC` is the quadruped horizon of :class:`~trajopt.mpc.legged.LeggedMPC`
+(torques as controls, the KKT contact dynamics with each knot's stance mask, friction
+pyramids, touchdown rows, RTI with HPIPM) whose gait, references and swing targets come
+from a solved :class:`~trajopt.legged.LeggedProblem` (``go1-jump``, ``go1-gap``) instead of
+a periodic gait and velocity commands. At a tick at time ``t`` the horizon's knot ``k``
+is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds first):
+
+- its stance mask is the plan's at ``s_k`` (:meth:`LeggedProblem.knot_index
+  <trajopt.legged.LeggedProblem.knot_index>` on the plan's knot times), every foot down
+  before the plan starts and after it ends, so the contact schedule, flight included,
+  moves through the horizon;
+- its state reference is the plan's state at ``s_k`` (as the plan's transcription
+  interpolates it), its torque reference the plan's torques; before the start the plan's
+  first state and the standing torques, after the end its last state and the standing
+  torques: the robot stands where the plan ends;
+- each swinging foot tracks the plan's foot at ``s_k``, and its touchdown row holds it
+  at the height where the plan lands it.
+
+The touchdown rows, the friction pyramids and the measured state at every tick are the
+feedback; the plan's timing is not adapted (a flight cannot be retimed once airborne).
+"""
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import numpy as np
+
+from ..legged.ocp import LeggedProblem
+from .legged import LeggedMPC
+
+
+class PlanTrackingMPC(LeggedMPC):
+    """The horizon of :class:`~trajopt.mpc.legged.LeggedMPC` following ``plan`` (module docstring).
+
+    Parameters
+    ----------
+    plan:
+        A solved :class:`trajopt.Solution` of a :class:`~trajopt.legged.LeggedProblem` (its problem attached).
+    start:
+        Seconds the robot stands before the plan starts (>= 0); the attribute ``plan_start`` may be
+        set again before a run.
+    options:
+        :class:`~trajopt.mpc.legged.LeggedMPC`'s keywords other than ``gaits``, ``commands`` and ``goal``
+        (``horizon``, ``dt``, ``weights``, ``integrator``, ``ground``, ...).
+    """
+
+    def __init__(self, plan: Any, start: float = 0.0, **options: Any) -> None:
+        problem = getattr(plan, "problem", None)
+        if not isinstance(problem, LeggedProblem):
+            raise ValueError("plan: expected a solution of a legged problem with its problem attached")
+        if not (np.isfinite(start) and start >= 0):
+            raise ValueError(f"start: expected a wait >= 0 s before the plan, got {start!r}")
+        for key in ("gaits", "commands", "goal"):
+            if key in options:
+                raise ValueError(f"{key}: a plan-tracking horizon follows its plan's schedule and motion; it takes no {key}")
+        self.plan, self.plan_problem, self.plan_start = plan, problem, float(start)
+        #: the plan's feet (N_plan, 4, 3) at its knots
+        self.plan_feet = np.array([np.asarray(problem.robot.kinematics(s), dtype=float).reshape(4, 3) for s in plan.states])
+        super().__init__(problem.robot, gaits="stand", **options)
+
+    @property
+    def plan_end(self) -> float:
+        """The time (s) the plan ends, after which the robot stands."""
+        return self.plan_start + self.plan.tf
+
+    def _plan_time(self, times: Any) -> np.ndarray:
+        """The plan's times of loop ``times``, clipped to ``[0, tf]``."""
+        return np.clip(np.atleast_1d(np.asarray(times, dtype=float)) - self.plan_start, 0.0, self.plan.tf)
+
+    def stance(self, times: np.ndarray) -> np.ndarray:
+        """The plan's stance (K, 4) at ``times`` (K,), every foot down before and after the plan."""
+        times = np.atleast_1d(np.asarray(times, dtype=float))
+        knots = self.plan_problem.knot_index(self._plan_time(times), self.plan.times)
+        stance = self.plan_problem.schedule.stance[knots].copy()
+        stance[(times < self.plan_start) | (times >= self.plan_end)] = True
+        return stance
+
+    def update(self, problem: Any, t: float, x: np.ndarray) -> None:
+        """:meth:`LeggedMPC.update <trajopt.mpc.legged.LeggedMPC.update>` with the state and torque references of the plan."""
+        super().update(problem, t, x)
+        times = t + self.dt * np.arange(problem.N)
+        states, controls = self.plan.evaluate(self._plan_time(times))
+        torques = self.plan_problem.joint_torques(controls)
+        outside = (times < self.plan_start) | (times >= self.plan_end)
+        torques[outside] = self._standing_torques
+        self.state_cost.x_ref = states
+        self.state_cost.u_ref = torques
+        self.terminal_cost.x_ref = states[-1]
+
+    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> Tuple[np.ndarray, np.ndarray]:
+        """The plan's feet (N, 16: targets and weights) at the swing knots, and the footholds (N, 4, 3) they land on."""
+        N = len(times)
+        targets, footholds = np.zeros((N, 16)), np.full((N, 4, 3), np.nan)
+        states, _ = self.plan.evaluate(self._plan_time(times))
+        feet = np.array([np.asarray(self.robot.kinematics(s), dtype=float).reshape(4, 3) for s in states])
+        stance = self.plan_problem.schedule.stance
+        knots = self.plan_problem.knot_index(self._plan_time(times), self.plan.times)
+        for i in range(4):
+            k = np.flatnonzero(~masks[:, i])
+            if not k.size:
+                continue
+            targets[k, 3 * i : 3 * i + 3] = feet[k, i]
+            targets[k, 12 + i] = np.sqrt(self.weights.swing_foot)
+            for j in k:  # the plan's foot at the touchdown that ends this swing
+                later = stance[knots[j] :, i]
+                landing = knots[j] + int(np.argmax(later)) if later.any() else len(stance) - 1
+                footholds[j, i] = self.plan_feet[landing, i]
+        return targets, footholds
