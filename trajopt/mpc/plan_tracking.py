@@ -3,7 +3,7 @@
 :class:`PlanTrackingMPC` is the quadruped horizon of :class:`~trajopt.mpc.legged.LeggedMPC`
 (torques as controls, the KKT contact dynamics with each knot's stance mask, friction
 pyramids, touchdown rows, RTI with HPIPM) whose gait, references and swing targets come
-from a solved :class:`~trajopt.legged.LeggedProblem` (``go1-jump``, ``go1-gap``) instead of
+from a solved :class:`~trajopt.legged.LeggedProblem` (``go1-jump``) instead of
 a periodic gait and velocity commands. At a tick at time ``t`` the horizon's knot ``k``
 is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds first):
 
