@@ -44,6 +44,7 @@ from ..costs import QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import LeggedProblem
 from ..legged.scaling import GaitScale
 from ..problem import Problem
+from ..solvers import solve
 from .controller import MPC, InitialState, Update
 from .commands import Command, CommandProfile
 from .gaits import GAITS, GaitSchedule
@@ -206,8 +207,6 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
             f"problem: {problem.name!r} jumps over a terrain; the receding horizon follows jumps on flat ground only (over the gap, "
             f"its landing does not hold yet): plan it offline with `trajopt solve {problem.name}` and check it with `trajopt verify`"
         )
-    from ..solvers import solve
-
     plan = solve(problem)
     if not plan.success:
         raise ValueError(f"problem: the offline plan of {problem.name!r} did not converge ({plan.status}); nothing to follow")
