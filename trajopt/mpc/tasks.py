@@ -71,6 +71,9 @@ PLANNED_SCHEDULES = ("jump",)
 PLAN_WAIT = 0.5
 #: Seconds a jump task stands after its plan ends.
 PLAN_STANDING_TIME = 2.0
+#: A jump task's torque weight (:class:`~trajopt.mpc.legged.LeggedMPCWeights`' ``torque`` elsewhere): its horizon follows
+#: the plan's torques ten times more closely; with the gaits' weight some landings folded a front leg (docs/design/mpc.md).
+PLAN_TORQUE_WEIGHT = 1e-2
 #: Knots per second of a tracking problem's horizon.
 TRACKING_KNOTS_PER_SECOND = 20
 #: Weight of a tracking horizon's terminal cost, relative to its running cost.
@@ -210,7 +213,8 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
     plan = solve(problem)
     if not plan.success:
         raise ValueError(f"problem: the offline plan of {problem.name!r} did not converge ({plan.status}); nothing to follow")
-    legged = PlanTrackingMPC(plan, start=PLAN_WAIT, horizon=DEFAULT_HORIZON if horizon is None else horizon)
+    weights = replace(LeggedMPCWeights(), torque=PLAN_TORQUE_WEIGHT)
+    legged = PlanTrackingMPC(plan, start=PLAN_WAIT, horizon=DEFAULT_HORIZON if horizon is None else horizon, weights=weights)
     x0 = problem.x0.copy()
     plant = _legged_plant(problem, legged, x0, None)
     duration = legged.plan_end + PLAN_STANDING_TIME
