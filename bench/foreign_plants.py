@@ -42,7 +42,7 @@ from trajopt.mpc.commands import Command  # noqa: E402
 from trajopt.mpc.disturbances import Push  # noqa: E402
 from trajopt.mpc.gaits import GaitSchedule  # noqa: E402
 from trajopt.mpc.joint_compensation import PassiveCompensation  # noqa: E402
-from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.loop import parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.report import loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
 from trajopt.mujoco.foreign import write_menagerie_style  # noqa: E402
@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="FILE", help="also write the rows, with the run's machine and versions, to FILE")
     args = parser.parse_args()
-    delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
+    delay = parse_delay(args.delay)
     plants = [(robot, None) for robot in args.robots.split(",") if robot] + [tuple(entry.split("=", 1)) for entry in args.plant]
     rng = np.random.default_rng(args.seed)
     info, rows = run_info(), []

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import problems  # noqa: E402
 from bench.run_info import run_info, write_result  # noqa: E402
-from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.loop import parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.report import loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import PLAN_STANDING_TIME, mpc_task  # noqa: E402
 
@@ -82,7 +82,7 @@ def main() -> None:
         print(f"\n## {name}: {args.runs} runs, delay {delay}", flush=True)
         runs = []
         for wait in waits:
-            r = run(name, float(wait), delay if delay in ("measured", "tick") else float(delay))
+            r = run(name, float(wait), parse_delay(delay))
             runs.append(r)
             fall = f"fell at {r['fall_time']:.2f} s ({r['fall_reason']})" if r["fell"] else "no fall"
             print(

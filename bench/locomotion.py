@@ -40,7 +40,7 @@ from lie import quat_to_euler_zyx, quat_to_rot  # noqa: E402
 from trajopt.legged.scaling import REFERENCE_LEG_LENGTH  # noqa: E402
 from trajopt.mpc.commands import Command, read_commands  # noqa: E402
 from trajopt.mpc.disturbances import Push  # noqa: E402
-from trajopt.mpc.loop import ClosedLoopResult, run_closed_loop  # noqa: E402
+from trajopt.mpc.loop import ClosedLoopResult, parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.report import loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import MPCTask, mpc_task  # noqa: E402
 
@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--impulses", default="3,6,9", help="impulse levels of the push section (N s)")
     args = parser.parse_args()
     args.impulses = [float(i) for i in args.impulses.split(",")]
-    args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
+    args.delay = parse_delay(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):
         {"velocity": velocity_section, "sequence": sequence_section, "push": push_section, "robots": robots_section}[section](args)

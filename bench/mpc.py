@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 import problems  # noqa: E402
 from trajopt.mpc.disturbances import Gust, Push  # noqa: E402
 from trajopt.mpc.joint_compensation import PassiveCompensation  # noqa: E402
-from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.loop import parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.controller import PREPARATION_PHASES, TICK_PHASES  # noqa: E402
 from trajopt.mpc.report import LoopStatistics, loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
@@ -208,7 +208,7 @@ def main() -> None:
     parser.add_argument("--compensate", action="store_true", help="the Go1's joint damping and friction compensated (the --plant file's, else the URDF's)")
     args = parser.parse_args()
     args.impulses = [float(i) for i in args.impulses.split(",")]
-    args.delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
+    args.delay = parse_delay(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):
         {"ticks": ticks_section, "long": long_section, "push": push_section, "mismatch": mismatch_section, "track": track_section}[section](args)

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import problems  # noqa: E402
 from trajopt.mpc.footholds_taken import HEIGHT_TOLERANCE, footholds_taken, off_the_regions  # noqa: E402
 from trajopt.mpc.gaits import GaitSchedule  # noqa: E402
-from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.loop import parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.report import loop_statistics  # noqa: E402
 from trajopt.mpc.tasks import mpc_task  # noqa: E402
 
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="FILE", help="also write the runs, with the run's machine and versions, to FILE")
     args = parser.parse_args()
-    delay = args.delay if args.delay in ("measured", "tick") else float(args.delay)
+    delay = parse_delay(args.delay)
     rng = np.random.default_rng(args.seed)
     info, rows = run_info(), []
     for name in args.cases.split(","):

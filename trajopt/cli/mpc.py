@@ -46,7 +46,7 @@ from ..mpc.gaits import GaitSchedule
 from ..extras import MissingExtraError
 from ..mpc.log import base_motion
 from ..mpc.log_writers import LOG_EXTENSIONS, open_tick_log
-from ..mpc.loop import run_closed_loop
+from ..mpc.loop import parse_delay, run_closed_loop
 from ..mpc.report import loop_statistics, summary
 from ..mpc.tasks import SIMULATORS, mpc_task
 from ..plotting.output import FIGURE_EXTENSIONS
@@ -131,15 +131,10 @@ def _checked(args: argparse.Namespace) -> Any:
     ):  # fmt: skip
         if value is not None and (not math.isfinite(value) or not ok):
             raise UsageError(f"{option}: expected a positive number{' or 0' if option in ('--payload', '--latency', '--noise', '--foot-sink') else ''}, got {value}")
-    if args.delay in ("measured", "tick"):
-        return args.delay
     try:
-        delay = float(args.delay)
-    except ValueError:
-        raise UsageError(f"--delay: expected measured, tick or seconds >= 0, got {args.delay!r}") from None
-    if not (math.isfinite(delay) and delay >= 0):
-        raise UsageError(f"--delay: expected measured, tick or seconds >= 0, got {args.delay!r}")
-    return delay
+        return parse_delay(args.delay)
+    except ValueError as err:
+        raise UsageError(f"--{err}") from None
 
 
 def _joint_map(text: Any) -> dict:
@@ -214,7 +209,7 @@ def mpc_command(args: argparse.Namespace) -> int:
     if args.no_browser and not args.view:
         raise UsageError("--no-browser goes with --view")
     if args.html or args.view:
-        from ..viewer.extra import MissingExtraError, check_viz
+        from ..viewer.extra import check_viz
 
         try:
             check_viz()

@@ -52,6 +52,23 @@ import numpy as np
 from .controller import MPC
 from .disturbances import total_force
 
+#: The delays :func:`run_closed_loop` takes by name (besides seconds >= 0).
+DELAYS = ("measured", "tick")
+
+
+def parse_delay(text: str) -> Union[str, float]:
+    """A :func:`run_closed_loop` delay from text (a command line's): ``"measured"``, ``"tick"`` or seconds >= 0;
+    ``ValueError`` otherwise."""
+    if text in DELAYS:
+        return text
+    try:
+        delay = float(text)
+    except ValueError:
+        delay = float("nan")
+    if not (np.isfinite(delay) and delay >= 0):
+        raise ValueError(f"delay: expected measured, tick or seconds >= 0, got {text!r}")
+    return delay
+
 
 @dataclass
 class TickTiming:
@@ -138,7 +155,7 @@ def run_closed_loop(
         raise ValueError(f"duration: expected s > 0, got {duration!r}")
     if not (np.isfinite(rate) and rate > 0):
         raise ValueError(f"rate: expected Hz > 0, got {rate!r}")
-    if not (delay in ("measured", "tick") or (isinstance(delay, (int, float)) and delay >= 0)):
+    if not (delay in DELAYS or (isinstance(delay, (int, float)) and delay >= 0)):
         raise ValueError(f"delay: expected 'measured', 'tick' or seconds >= 0, got {delay!r}")
     if not (np.isfinite(latency) and latency >= 0):
         raise ValueError(f"latency: expected s >= 0, got {latency!r}")

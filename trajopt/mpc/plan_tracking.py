@@ -78,10 +78,11 @@ class PlanTrackingMPC(LeggedMPC):
         return stance
 
     def update(self, problem: Any, t: float, x: np.ndarray) -> None:
-        """:meth:`LeggedMPC.update <trajopt.mpc.legged.LeggedMPC.update>` with the state and torque references of the plan."""
-        super().update(problem, t, x)
+        """:meth:`LeggedMPC.update <trajopt.mpc.legged.LeggedMPC.update>` with the state and torque references of the plan
+        (sampled once at the horizon's knots, for the references and the swing targets)."""
         times = t + self.dt * np.arange(problem.N)
-        states, controls = self.plan.evaluate(self._plan_time(times))
+        states, controls = self._samples = self.plan.evaluate(self._plan_time(times))
+        super().update(problem, t, x)
         torques = self.plan_problem.joint_torques(controls)
         outside = (times < self.plan_start) | (times >= self.plan_end)
         torques[outside] = self._standing_torques
@@ -90,11 +91,11 @@ class PlanTrackingMPC(LeggedMPC):
         self.terminal_cost.x_ref = states[-1]
 
     def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> Tuple[np.ndarray, np.ndarray]:
-        """The plan's feet (N, 16: targets and weights) at the swing knots, and the footholds (N, 4, 3) they land on."""
+        """The plan's feet (N, 16: targets and weights) at the swing knots, and the footholds (N, 4, 3) they land on;
+        ``times`` are the knots :meth:`update` sampled the plan at."""
         N = len(times)
         targets, footholds = np.zeros((N, 16)), np.full((N, 4, 3), np.nan)
-        states, _ = self.plan.evaluate(self._plan_time(times))
-        feet = np.array([np.asarray(self.robot.kinematics(s), dtype=float).reshape(4, 3) for s in states])
+        feet = np.array([np.asarray(self.robot.kinematics(s), dtype=float).reshape(4, 3) for s in self._samples[0]])
         stance = self.plan_problem.schedule.stance
         knots = self.plan_problem.knot_index(self._plan_time(times), self.plan.times)
         for i in range(4):

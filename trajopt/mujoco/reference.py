@@ -128,7 +128,7 @@ def sample_plan(solution: Any, dt: float, cycles: int = 1) -> PlanSamples:
     X, W = solution.evaluate(local)
     F = problem.contact_forces(X, W, knots=problem.knot_index(local, solution.times))
     if solution.phase_spaced:
-        knots = np.minimum(np.searchsorted(solution.times, local + 1e-9 * dt, side="right") - 1, solution.N - 2)
+        knots = solution.interval_of(local + 1e-9 * dt)[0]
         knot_times = np.concatenate([c * solution.tf + solution.times[: -1 if c < cycles - 1 else None] for c in range(cycles)])
     else:
         h = solution.tf / (solution.N - 1)
