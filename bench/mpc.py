@@ -25,7 +25,11 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
 - ``push``: ``go1-trot``, ``--trials`` pushes per impulse level (3, 6, 9,
   12 N s over 0.1 s) and direction (sagittal: +x, lateral: +y), each at a
   random time (a random gait phase) between 2 and 2 + one period s, the run
-  ending 2 s after the push: the success rate (no fall);
+  ending 2 s after the push: the success rate (no fall), for each step timing
+  of ``--timings`` (``adaptive``: a push sideways ends the swing in progress
+  sooner, ``trajopt.mpc.step_timing``; ``fixed``: the gait's clock), the same
+  push times for each, with the added cost per tick (the medians' difference)
+  and the ticks that advanced the gait;
 - ``mismatch``: ``go1-trot`` 20 s with a 2 kg payload, friction 0.5 (the
   controller assumes 0.7), a 5 ms actuator latency, each alone and all together;
 - ``track``: ``quadrotor-track`` (figure-eight, 2 m across, 4 s period) for
@@ -35,7 +39,7 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
 With ``--plant FILE.xml`` the Go1's plant is that MJCF (``trajopt.mujoco.foreign``; e.g. one written by
 ``write_menagerie_style``), and ``--compensate`` adds its joints' damping and friction at the joint level.
 
-    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--horizon 0.5] [--duration 10] [--delay measured] [--compile] [--modes rti] [--plant FILE.xml] [--compensate]
+    python bench/mpc.py [--sections ticks,push] [--trials 20] [--impulses 3,6,9,12] [--timings fixed,adaptive] [--horizon 0.5] [--duration 10] [--delay measured] [--compile] [--modes rti] [--plant FILE.xml] [--compensate]
 """
 from __future__ import annotations
 
@@ -54,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
 from trajopt.mpc.disturbances import Gust, Push  # noqa: E402
+from trajopt.mpc.step_timing import StepTiming  # noqa: E402
 from trajopt.mpc.joint_compensation import PassiveCompensation  # noqa: E402
 from trajopt.mpc.loop import parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.controller import PREPARATION_PHASES, TICK_PHASES  # noqa: E402
@@ -159,18 +164,26 @@ def long_section(args: argparse.Namespace) -> None:
 def push_section(args: argparse.Namespace) -> None:
     print(f"\n## push: go1-trot, {args.trials} trials per level and direction, random phase, delay {args.delay}")
     rng = np.random.default_rng(args.seed)
-    period = float(mpc_task(problems.get("go1-trot")).legged.timeline.period[0])
-    print(f"{'N s':>5s} " + " ".join(f"{d:>10s}" for d in DIRECTIONS))
+    task = controller("go1-trot", "rti", args.compile, args.horizon)[0]
+    legged = task.legged
+    period = float(legged.timeline.period[0])
+    print(f"{'N s':>5s} {'timing':>9s} " + " ".join(f"{d:>10s}" for d in DIRECTIONS) + f" {'tick p50':>9s} {'p99 ms':>7s} {'advanced':>9s}")
     for impulse in args.impulses:
-        rates = []
-        for angle in DIRECTIONS.values():
-            ok = 0
-            for _ in range(args.trials):
-                start = 2.0 + rng.uniform(0.0, period)
-                s = run("go1-trot", args, start + 2.0, disturbances=(Push(impulse, angle, start),))
-                ok += not s.fell
-            rates.append(ok / args.trials)
-        print(f"{impulse:5.1f} " + " ".join(f"{100 * r:9.0f}%" for r in rates), flush=True)
+        starts = {angle: 2.0 + rng.uniform(0.0, period, args.trials) for angle in DIRECTIONS.values()}
+        for name in args.timings:
+            legged.step_timing = StepTiming().scaled(legged.scale) if name == "adaptive" else None
+            rates, p50, p99, advanced = [], [], [], 0
+            for angle in DIRECTIONS.values():
+                ok = 0
+                for start in starts[angle]:
+                    s = run("go1-trot", args, start + 2.0, disturbances=(Push(impulse, angle, start),))
+                    ok += not s.fell
+                    p50.append(s.p50)
+                    p99.append(s.p99)
+                    advanced += len(legged.timing_advances)
+                rates.append(ok / args.trials)
+            print(f"{impulse:5.1f} {name:>9s} " + " ".join(f"{100 * r:9.0f}%" for r in rates) + f" {1e3 * np.median(p50):9.1f} {1e3 * np.median(p99):7.1f} {advanced:9d}", flush=True)
+    legged.step_timing = None
 
 
 def mismatch_section(args: argparse.Namespace) -> None:
@@ -204,10 +217,15 @@ def main() -> None:
     parser.add_argument("--modes", default="rti,converged", help="modes of the ticks section")
     parser.add_argument("--horizon", type=float, default=None, help="the Go1's horizon (s; default the task's, 0.4)")
     parser.add_argument("--impulses", default=",".join(f"{i:g}" for i in IMPULSES), help="impulse levels of the push section (N s)")
+    parser.add_argument("--timings", default="fixed,adaptive", help="step timings of the push section: fixed (the gait's clock), adaptive (trajopt.mpc.step_timing)")
     parser.add_argument("--plant", metavar="FILE.xml", help="the Go1's plant is this MJCF (trajopt.mujoco.foreign.ForeignPlant)")
     parser.add_argument("--compensate", action="store_true", help="the Go1's joint damping and friction compensated (the --plant file's, else the URDF's)")
     args = parser.parse_args()
     args.impulses = [float(i) for i in args.impulses.split(",")]
+    args.timings = args.timings.split(",")
+    unknown = sorted(set(args.timings) - {"fixed", "adaptive"})
+    if unknown:
+        parser.error(f"--timings: expected fixed and/or adaptive, got {unknown[0]!r}")
     args.delay = parse_delay(args.delay)
     start = time.perf_counter()
     for section in args.sections.split(","):

@@ -47,7 +47,9 @@ from ..extras import MissingExtraError
 from ..mpc.log import base_motion
 from ..mpc.log_writers import LOG_EXTENSIONS, open_tick_log
 from ..mpc.loop import parse_delay, run_closed_loop
+from ..mpc.plan_tracking import PlanTrackingMPC
 from ..mpc.report import loop_statistics, summary
+from ..mpc.step_timing import StepTiming
 from ..mpc.tasks import SIMULATORS, mpc_task
 from ..plotting.output import FIGURE_EXTENSIONS
 from .arguments import INTERRUPTED, UsageError, add_problem_arguments, add_robot_options, add_solver_options, build_problem, check_output_path, command_parser, parse_parameters, solver_settings
@@ -87,6 +89,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--vy", type=float, default=0.0, metavar="V", help="commanded lateral velocity [m/s], heading frame (legged)")
     group.add_argument("--yaw-rate", type=float, default=0.0, metavar="W", help="commanded yaw rate [rad/s] (legged)")
     group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
+    group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner (legged, flat ground; default: the feet land on the gait's clock)")
     group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")
     group.add_argument("--duration", type=float, metavar="S", help="simulated time [s] (default 5; on a slope, the plan's walk and 3 s standing)")
@@ -246,6 +249,10 @@ def mpc_command(args: argparse.Namespace) -> int:
         if args.model_armature:  # the controller's robot with the file's rotor inertias; the plant stays
             task = mpc_task(problem, args.horizon, commands, gaits, robot=problem.robot.with_armature(plant.passive()["armature"]))
             task.legged.foot_sink = plant.foot_sink  # what task.plant(mjcf=) gave the first horizon
+        if args.step_sooner:
+            if task.legged is None or task.terrain is not None or isinstance(task.legged, PlanTrackingMPC):
+                raise UsageError(f"--step-sooner: the touchdown times of a legged robot's gait on flat ground; {problem.name!r} is not one")
+            task.legged.step_timing = StepTiming().scaled(task.legged.scale)
         mpc = task.controller(mode=args.mode, settings=solver_settings(args), budget=args.budget)
     except (ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None
@@ -308,6 +315,9 @@ def mpc_command(args: argparse.Namespace) -> int:
         if result.interrupted:
             print(f"interrupted at t = {result.log[-1].t if result.log else 0.0:.2f} s")
         print(summary(loop_statistics(result, model, task.reference), args.rate))
+        if args.step_sooner:
+            advances = task.legged.timing_advances
+            print(f"stepped sooner at {len(advances)} ticks" + (": " + ", ".join(f"{1e3 * a:.0f} ms at {t:.2f} s" for t, a in advances) if advances else ""))
         if args.realtime and process.latencies:
             latency = 1e3 * np.array([seconds for _, seconds in process.latencies])
             print(f"measurement to plan at the plant (across the process boundary): p50 {np.percentile(latency, 50):.1f} ms, p99 {np.percentile(latency, 99):.1f} ms over {len(latency)} plans")

@@ -12,7 +12,10 @@ the next boundary of the running gait's cycle at or after the requested time
 (the duty factors exceed one half, so at a boundary every foot stands: no
 swing is cut short, and ``stand -> trot -> stand`` starts and ends on four
 feet); the new gait's cycle starts there. It answers the stance of each foot
-at any times and the lift-off and touchdown times of a swing.
+at any times and the lift-off and touchdown times of a swing. Its
+``advance`` (s, 0 at first) runs the whole timeline ahead of the clock: the
+stance at ``t`` is the schedule's at ``t + advance`` (a receding horizon
+stepping sooner, :mod:`trajopt.mpc.step_timing`).
 """
 from __future__ import annotations
 
@@ -92,15 +95,21 @@ class GaitTimeline:
             cycles = 0.0 if self.duty[i - 1] >= 1.0 else np.ceil((segment.start - previous) / T - 1e-9)
             starts.append(segment.start if self.duty[i - 1] >= 1.0 else previous + max(cycles, 1.0) * T)
         self.starts = np.array(starts)
+        #: how far (s) the timeline runs ahead of the clock: the stance at ``t`` is the schedule's at ``t + advance``
+        self.advance = 0.0
 
     def segment(self, t: Any) -> np.ndarray:
-        """The segment index at each of the times ``t``."""
-        return np.maximum(np.searchsorted(self.starts, np.asarray(t, dtype=float), side="right") - 1, 0)
+        """The segment index at each of the times ``t`` (the clock's: the timeline's :attr:`advance` added)."""
+        return self._segment_at(np.asarray(t, dtype=float) + self.advance)
+
+    def _segment_at(self, times: np.ndarray) -> np.ndarray:
+        """The segment index at each of the schedule's ``times`` (the clock's plus the advance)."""
+        return np.maximum(np.searchsorted(self.starts, times, side="right") - 1, 0)
 
     def stance(self, times: Any) -> np.ndarray:
         """Stance (K, 4) of the feet at ``times`` (K,)."""
-        times = np.atleast_1d(np.asarray(times, dtype=float))
-        seg = self.segment(times)
+        times = np.atleast_1d(np.asarray(times, dtype=float)) + self.advance
+        seg = self._segment_at(times)
         tau = (times - self.starts[seg])[:, None]
         phase = np.mod(tau / self.period[seg, None] - self.offsets[seg], 1.0)
         return (phase < self.duty[seg, None] - 1e-12) | (self.duty[seg, None] >= 1.0)  # a stand's phase may round to within 1e-12 of 1
@@ -108,9 +117,9 @@ class GaitTimeline:
     def swing_times(self, t: Any, foot: int) -> Tuple[np.ndarray, np.ndarray]:
         """Lift-off and touchdown times (s) of the swing of ``foot`` that contains each time of ``t`` (a
         time in a swing of a walking segment: the stance masks' swing times)."""
-        t = np.atleast_1d(np.asarray(t, dtype=float))
-        seg = self.segment(t)
+        t = np.atleast_1d(np.asarray(t, dtype=float)) + self.advance
+        seg = self._segment_at(t)
         T, beta, o, s0 = self.period[seg], self.duty[seg], self.offsets[seg, foot], self.starts[seg]
         lift = s0 + (np.floor((t - s0) / T - o) + o + beta) * T
         lift = np.where(t >= lift + (1 - beta) * T, lift + T, lift)
-        return lift, lift + (1 - beta) * T
+        return lift - self.advance, lift + (1 - beta) * T - self.advance

@@ -62,6 +62,8 @@ visible to the controller.
 The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
 at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a
 gait schedule in continuous time, so a gait may change inside the horizon).
+With ``step_timing``, a push sideways makes the horizon end the swing in
+progress sooner by advancing that timeline (:mod:`trajopt.mpc.step_timing`).
 
 The references come from the commands (:mod:`trajopt.mpc.commands`: a
 velocity ``(v_x, v_y, omega)`` in the heading frame, piecewise constant in
@@ -169,6 +171,7 @@ from ..legged.scaling import GaitScale
 from .commands import Command, CommandProfile, command_limits
 from .gaits import GaitSchedule, GaitTimeline
 from .ground_plane import GroundPlane
+from .step_timing import StepTiming, heading_offset
 from ..problem import Problem
 
 #: Reference accelerations of the Go1 (scaled): forward and lateral (m/s^2), yaw (rad/s^2).
@@ -254,6 +257,10 @@ class LeggedMPC:
     weights:
         The cost's :class:`LeggedMPCWeights` in the Go1's units (default: its defaults), scaled to the robot
         (:meth:`LeggedMPCWeights.scaled`); the attribute ``weights`` holds the scaled ones.
+    step_timing:
+        When a push makes the swinging feet land sooner (:class:`~trajopt.mpc.step_timing.StepTiming`, in the Go1's
+        units, scaled to the robot; the attribute of the same name holds the scaled one, and may be set to ``None``
+        before a run); ``None`` (default): the touchdowns keep the gait's clock.
     integrator:
         The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
         that ``"euler"`` did not, at 2 of RK3's 3 contact solves per interval).
@@ -272,6 +279,7 @@ class LeggedMPC:
         foot_sink: float = 0.0,
         ground: Any = None,
         goal: Optional[Sequence[float]] = None,
+        step_timing: Optional[StepTiming] = None,
     ) -> None:
         if robot.nc != 4:
             raise ValueError(f"robot: expected a quadruped with 4 feet, got {robot.nc} kinematics bodies")
@@ -285,6 +293,9 @@ class LeggedMPC:
         profile = CommandProfile.constant(commands or Command()) if not isinstance(commands, CommandProfile) else commands
         self.commands = profile.clamped(self.limits)
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
+        if step_timing is not None and not isinstance(step_timing, StepTiming):
+            raise ValueError(f"step_timing: expected a StepTiming or None, got {type(step_timing).__name__}")
+        self.step_timing = None if step_timing is None else step_timing.scaled(scale)
         #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
         self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
         #: what the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`, the flat ground by default, or
@@ -380,6 +391,9 @@ class LeggedMPC:
         x = np.asarray(x, dtype=float)
         self._p_ref, self._psi_ref = self.robot.base_position(x)[:2].copy(), float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         self._v_ref, self._t_ref = np.zeros(3), float(t)
+        self.timeline.advance, self._next_advance = 0.0, -np.inf  # the gait back on its clock; when the next advance may come
+        #: ``(time, advance)`` of every tick that advanced the gait (s; :mod:`trajopt.mpc.step_timing`)
+        self.timing_advances: list = []
         self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
         self._landed = np.zeros(4, dtype=bool)  # the feet that landed just before the last update's tick
         self._ground = self.ground.offset
@@ -448,6 +462,8 @@ class LeggedMPC:
         N, h, nq = problem.N, self.dt, self.robot.nq
         x = np.asarray(x, dtype=float)
         self._advance_reference(t, x)
+        capture = self._capture_offset(x, self._psi_ref)
+        self._adapt_step_timing(t, x, capture)
         times = t + h * np.arange(N)
         masks = self.stance(times + 0.5 * h)
         past = self.stance(t - np.linspace(0.0, self.settle_time, int(np.ceil(self.settle_time / h)) + 1))
@@ -472,7 +488,7 @@ class LeggedMPC:
         if standing.any():
             self._ground = self.ground.offset_of(feet_now[standing])  # a soft ground lets the feet sink a few millimetres
             self._lift_off[standing] = feet_now[standing]
-        self.swing_cost.raw_params, landings = self._swing_targets(x, times, masks, headings[0])
+        self.swing_cost.raw_params, landings = self._swing_targets(x, times, masks, headings[0], capture)
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
         heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, 4) of the footholds aimed at; NaN where none
@@ -488,6 +504,29 @@ class LeggedMPC:
         self.state_cost.x_ref = X
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
+
+    def _capture_offset(self, x: np.ndarray, heading: float) -> np.ndarray:
+        """The capture point's offset (3,) from the reference's, ``sqrt(z0 / g) (v - v_ref)`` with the base's velocity
+        ``v`` (from its body-frame velocity in ``x``, the base assumed level) and the reference's ``v_ref`` (its
+        heading-frame velocity turned by ``heading``), WORLD frame, z component 0."""
+        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
+        v_world = yaw_to_rot(yaw) @ x[self.robot.nq : self.robot.nq + 3]
+        v_ref = yaw_to_rot(heading) @ np.r_[self._v_ref[:2], 0.0]
+        capture = np.sqrt(self.height / GRAVITY) * (v_world - v_ref)
+        capture[2] = 0.0
+        return capture
+
+    def _adapt_step_timing(self, t: float, x: np.ndarray, capture: np.ndarray) -> None:
+        """Advance the gait's clock at the tick ``t`` when the capture point's offset ``capture`` asks for it
+        (:meth:`StepTiming.advance`), at most once per cooldown."""
+        if self.step_timing is None or t < self._next_advance:
+            return
+        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
+        advance = self.step_timing.advance(self.timeline, t, self.dt, heading_offset(capture, yaw))
+        if advance > 0:
+            self.timeline.advance += advance
+            self._next_advance = t + self.step_timing.cooldown
+            self.timing_advances.append((float(t), advance))
 
     def _base_orientations(self, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
         """Reference base quaternions (K, 4) at ``positions`` (K, 3) and ``headings`` (K,): level and turned by the heading
@@ -529,19 +568,14 @@ class LeggedMPC:
         """Torque references (K, nu) of the stance masks (K, 4) (module docstring)."""
         return np.where(masks.all(axis=1)[:, None], self._standing_torques, 0.0)
 
-    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> Tuple[np.ndarray, np.ndarray]:
+    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float, capture: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Swing-foot targets and weights (N, 16) per knot, ``[p_0 .. p_3, w_0 .. w_3]``, and the footholds (N, 4, 3)
-        each swinging foot is aimed at (NaN at stance knots); over a terrain, the swing clearance rows' envelopes
-        and bounds (module docstring)."""
+        each swinging foot is aimed at (NaN at stance knots), with the capture point's offset ``capture`` (3,,
+        :meth:`_capture_offset`); over a terrain, the swing clearance rows' envelopes and bounds (module docstring)."""
         N, h, tl = len(times), self.dt, self.timeline
         P = np.zeros((N, 16))
         footholds = np.full((N, 4, 3), np.nan)
         profiles, clearance = (np.tile(self.ground.flat_params, (N, 4, 1)), np.full((N, 4), -np.inf)) if self.ground.has_regions else (None, None)
-        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
-        v_world = yaw_to_rot(yaw) @ x[self.robot.nq : self.robot.nq + 3]  # body-frame base velocity, level base assumed for the correction
-        v_ref = yaw_to_rot(heading) @ np.r_[self._v_ref[:2], 0.0]
-        capture = np.sqrt(self.height / GRAVITY) * (v_world - v_ref)
-        capture[2] = 0.0
         swings = {i: np.flatnonzero(~masks[:, i]) for i in range(4)}
         swings = {i: (k, *tl.swing_times(times[k] + 0.5 * h, i)) for i, k in swings.items() if k.size}  # lift-off and landing of the masks' mid-interval times
         landings = np.unique(np.concatenate([np.maximum(land, self._t_ref) for _, _, land in swings.values()])) if swings else np.zeros(0)

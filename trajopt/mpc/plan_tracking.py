@@ -42,23 +42,23 @@ class PlanTrackingMPC(LeggedMPC):
         Seconds the robot stands before the plan starts (>= 0); the attribute ``plan_start`` may be
         set again before a run.
     options:
-        :class:`~trajopt.mpc.legged.LeggedMPC`'s keywords other than ``gaits``, ``commands`` and ``goal``
+        :class:`~trajopt.mpc.legged.LeggedMPC`'s keywords other than ``gaits``, ``commands``, ``goal`` and ``step_timing``
         (``horizon``, ``dt``, ``weights``, ``integrator``, ``ground``, ...).
     """
 
     def __init__(self, plan: Any, start: float = 0.0, **options: Any) -> None:
+        for key in ("gaits", "commands", "goal", "step_timing"):
+            if key in options:
+                raise ValueError(f"{key}: a plan-tracking horizon follows its plan's schedule and motion; it takes no {key}")
         problem = getattr(plan, "problem", None)
         if not isinstance(problem, LeggedProblem):
             raise ValueError("plan: expected a solution of a legged problem with its problem attached")
         if not (np.isfinite(start) and start >= 0):
             raise ValueError(f"start: expected a wait >= 0 s before the plan, got {start!r}")
-        for key in ("gaits", "commands", "goal"):
-            if key in options:
-                raise ValueError(f"{key}: a plan-tracking horizon follows its plan's schedule and motion; it takes no {key}")
         self.plan, self.plan_problem, self.plan_start = plan, problem, float(start)
         #: the plan's feet (N_plan, 4, 3) at its knots
         self.plan_feet = np.array([np.asarray(problem.robot.kinematics(s), dtype=float).reshape(4, 3) for s in plan.states])
-        super().__init__(problem.robot, gaits="stand", **options)
+        super().__init__(problem.robot, gaits="stand", step_timing=None, **options)
 
     @property
     def plan_end(self) -> float:
@@ -90,9 +90,9 @@ class PlanTrackingMPC(LeggedMPC):
         self.state_cost.u_ref = torques
         self.terminal_cost.x_ref = states[-1]
 
-    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float) -> Tuple[np.ndarray, np.ndarray]:
+    def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float, capture: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """The plan's feet (N, 16: targets and weights) at the swing knots, and the footholds (N, 4, 3) they land on;
-        ``times`` are the knots :meth:`update` sampled the plan at."""
+        ``times`` are the knots :meth:`update` sampled the plan at (``capture`` unused: the plan's feet are the targets)."""
         N = len(times)
         targets, footholds = np.zeros((N, 16)), np.full((N, 4, 3), np.nan)
         feet = np.array([np.asarray(self.robot.kinematics(s), dtype=float).reshape(4, 3) for s in self._samples[0]])
