@@ -27,7 +27,8 @@ damping and dry friction) unless said otherwise. Sections (``--sections``):
   random time (a random gait phase) between 2 and 2 + one period s, the run
   ending 2 s after the push: the success rate (no fall), for each step timing
   of ``--timings`` (``adaptive``: a push sideways ends the swing in progress
-  sooner, ``trajopt.mpc.step_timing``; ``fixed``: the gait's clock), the same
+  sooner and the footholds follow the measured base, ``trajopt.mpc.step_timing``;
+  ``fixed``: the gait's clock, footholds under the reference), the same
   push times for each, with the added cost per tick (the medians' difference)
   and the ticks that advanced the gait;
 - ``mismatch``: ``go1-trot`` 20 s with a 2 kg payload, friction 0.5 (the

@@ -1,5 +1,5 @@
 """Stepping sooner when pushed sideways (trajopt.mpc.step_timing): the gait's clock advanced, the swing in progress
-shortened within its bounds, the horizon's masks following; refused where it does not apply."""
+shortened within its bounds and the footholds planned from the measured base, the horizon's masks following; refused where it does not apply."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,20 +35,21 @@ def test_an_advanced_timeline_is_the_schedule_ahead_of_the_clock(trot):
 
 
 @pytest.mark.parametrize(
-    "t, offset, advance",
+    "t, offset, timing, advance",
     [
-        (0.06, (0.0, 0.05), 0.06),  # FR+RL lifted at 0.04: a 0.1 s swing lands at 0.14 (was 0.2)
-        (0.10, (0.0, -0.05), 0.06),  # lands at knot 2, 0.14 (was 0.2)
-        (0.14, (0.0, 0.05), 0.02),  # lands at knot 2, 0.18
-        (0.17, (0.0, 0.05), 0.0),  # landing at 0.2 already is within two knots
-        (0.06, (0.0, 0.03), 0.0),  # under the threshold
-        (0.06, (0.08, 0.05), 0.0),  # mostly forward: a sagittal push
-        (0.02, (0.0, 0.2), 0.0),  # every foot stands
+        (0.06, (0.0, 0.05), StepTiming(), H),  # FR+RL lifted at 0.04 and land at 0.2: one knot sooner
+        (0.10, (0.0, -0.05), StepTiming(), H),  # pushed to the right
+        (0.14, (0.0, 0.05), StepTiming(), H),  # landing at 0.18 = knot 2
+        (0.17, (0.0, 0.05), StepTiming(), 0.0),  # landing at 0.2 already is within two knots
+        (0.06, (0.0, 0.05), StepTiming(min_swing=0.15), 0.0),  # a swing of 0.14 s would be too short
+        (0.06, (0.0, 0.03), StepTiming(), 0.0),  # under the threshold
+        (0.06, (0.08, 0.05), StepTiming(), 0.0),  # mostly forward: a sagittal push
+        (0.02, (0.0, 0.2), StepTiming(), 0.0),  # every foot stands
     ],
 )
-def test_the_swing_in_progress_ends_within_its_bounds(trot, t, offset, advance):
+def test_the_swing_in_progress_ends_sooner_within_its_bounds(trot, t, offset, timing, advance):
     timeline = GaitTimeline(GaitSchedule.constant("trot"), trot.legged.robot)
-    assert StepTiming().advance(timeline, t, H, offset) == pytest.approx(advance, abs=1e-12)
+    assert timing.advance(timeline, t, H, offset) == pytest.approx(advance, abs=1e-12)
 
 
 def test_the_capture_offset_is_turned_into_the_heading_frame():
@@ -56,20 +57,38 @@ def test_the_capture_offset_is_turned_into_the_heading_frame():
     np.testing.assert_allclose(heading_offset(np.array([0.1, 0.0, 0.0]), np.pi / 2), [0.0, -0.1], atol=1e-15)
 
 
-def test_a_sideways_velocity_makes_the_horizon_land_sooner_once_per_cooldown(trot):
+def test_a_sideways_velocity_brings_the_touchdown_two_knots_nearer_per_tick(trot):
     legged = LeggedMPC(trot.legged.robot, step_timing=StepTiming())
     x = legged.x_stand.copy()
     legged.start(0.0, x)
     nq = legged.robot.nq
     x[nq + 1] = 0.4  # 0.4 m/s to the left (body frame = WORLD: level, heading 0): a capture offset of 6.8 cm
     legged.update(legged.problem, 2.06, x)
-    assert legged.timing_advances == [(2.06, pytest.approx(0.06))]
     masks = legged.problem.dynamics_params.astype(bool)
-    assert not masks[:4, 1].any() and masks[4, 1]  # FR lands at knot 4, 2.14 s: 0.06 s before its clock, after a 0.1 s swing
-    legged.update(legged.problem, 2.10, x)
-    assert len(legged.timing_advances) == 1  # within the cooldown
+    assert not masks[:6, 1].any() and masks[6, 1]  # FR lands at 2.18 s, knot 6: 0.02 s before its clock
+    legged.update(legged.problem, 2.08, x)
+    masks = legged.problem.dynamics_params.astype(bool)
+    assert not masks[:4, 1].any() and masks[4, 1]  # at 2.16 s, knot 4
+    assert legged.timing_advances == [(2.06, pytest.approx(H)), (2.08, pytest.approx(H))]
     legged.start(3.0, legged.x_stand)
     assert legged.timeline.advance == 0.0 and legged.timing_advances == []
+
+
+def test_with_step_timing_the_footholds_follow_the_measured_base(trot):
+    """A base 5 cm to the left of its reference (within MAX_LAG, at rest: no advance) moves every planned foothold 5 cm
+    to the left with step timing, none without."""
+    footholds = []
+    for timing in (None, StepTiming()):
+        legged = LeggedMPC(trot.legged.robot, step_timing=timing)
+        legged.start(0.0, legged.x_stand)
+        x = legged.x_stand.copy()
+        x[1] += 0.05
+        legged.update(legged.problem, 2.06, x)
+        assert legged.timeline.advance == 0.0
+        footholds.append(dict(legged.planned_footholds))
+    assert footholds[0].keys() == footholds[1].keys() and footholds[0]
+    for key, hold in footholds[0].items():
+        np.testing.assert_allclose(footholds[1][key] - hold, [0.0, 0.05, 0.0], atol=1e-12)
 
 
 def test_without_step_timing_the_feet_keep_the_clock(trot):

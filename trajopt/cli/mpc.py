@@ -89,7 +89,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--vy", type=float, default=0.0, metavar="V", help="commanded lateral velocity [m/s], heading frame (legged)")
     group.add_argument("--yaw-rate", type=float, default=0.0, metavar="W", help="commanded yaw rate [rad/s] (legged)")
     group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
-    group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner (legged, flat ground; default: the feet land on the gait's clock)")
+    group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner, and the footholds follow the measured base (legged, flat ground; default: the feet land on the gait's clock, under the reference)")
     group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")
     group.add_argument("--duration", type=float, metavar="S", help="simulated time [s] (default 5; on a slope, the plan's walk and 3 s standing)")
@@ -317,7 +317,7 @@ def mpc_command(args: argparse.Namespace) -> int:
         print(summary(loop_statistics(result, model, task.reference), args.rate))
         if args.step_sooner:
             advances = task.legged.timing_advances
-            print(f"stepped sooner at {len(advances)} ticks" + (": " + ", ".join(f"{1e3 * a:.0f} ms at {t:.2f} s" for t, a in advances) if advances else ""))
+            print(f"the gait ran {1e3 * task.legged.timeline.advance:.0f} ms ahead of its clock at the end: advanced at {len(advances)} ticks" + (f" ({advances[0][0]:.2f}-{advances[-1][0]:.2f} s)" if advances else ""))
         if args.realtime and process.latencies:
             latency = 1e3 * np.array([seconds for _, seconds in process.latencies])
             print(f"measurement to plan at the plant (across the process boundary): p50 {np.percentile(latency, 50):.1f} ms, p99 {np.percentile(latency, 99):.1f} ms over {len(latency)} plans")

@@ -63,7 +63,10 @@ The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
 at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a
 gait schedule in continuous time, so a gait may change inside the horizon).
 With ``step_timing``, a push sideways makes the horizon end the swing in
-progress sooner by advancing that timeline (:mod:`trajopt.mpc.step_timing`).
+progress sooner by advancing that timeline (:mod:`trajopt.mpc.step_timing`),
+and the footholds are planned from the measured base as over a terrain
+(below): a pushed robot steps under where its body went, not under its
+reference, which stays within :data:`MAX_LAG` of it.
 
 The references come from the commands (:mod:`trajopt.mpc.commands`: a
 velocity ``(v_x, v_y, omega)`` in the heading frame, piecewise constant in
@@ -260,7 +263,8 @@ class LeggedMPC:
     step_timing:
         When a push makes the swinging feet land sooner (:class:`~trajopt.mpc.step_timing.StepTiming`, in the Go1's
         units, scaled to the robot; the attribute of the same name holds the scaled one, and may be set to ``None``
-        before a run); ``None`` (default): the touchdowns keep the gait's clock.
+        before a run), the footholds then planned from the measured base (module docstring); ``None`` (default):
+        the touchdowns keep the gait's clock and the footholds follow the reference.
     integrator:
         The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
         that ``"euler"`` did not, at 2 of RK3's 3 contact solves per interval).
@@ -391,7 +395,7 @@ class LeggedMPC:
         x = np.asarray(x, dtype=float)
         self._p_ref, self._psi_ref = self.robot.base_position(x)[:2].copy(), float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         self._v_ref, self._t_ref = np.zeros(3), float(t)
-        self.timeline.advance, self._next_advance = 0.0, -np.inf  # the gait back on its clock; when the next advance may come
+        self.timeline.advance = 0.0  # the gait back on its clock
         #: ``(time, advance)`` of every tick that advanced the gait (s; :mod:`trajopt.mpc.step_timing`)
         self.timing_advances: list = []
         self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
@@ -518,14 +522,13 @@ class LeggedMPC:
 
     def _adapt_step_timing(self, t: float, x: np.ndarray, capture: np.ndarray) -> None:
         """Advance the gait's clock at the tick ``t`` when the capture point's offset ``capture`` asks for it
-        (:meth:`StepTiming.advance`), at most once per cooldown."""
-        if self.step_timing is None or t < self._next_advance:
+        (:meth:`StepTiming.advance`)."""
+        if self.step_timing is None:
             return
         yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         advance = self.step_timing.advance(self.timeline, t, self.dt, heading_offset(capture, yaw))
         if advance > 0:
             self.timeline.advance += advance
-            self._next_advance = t + self.step_timing.cooldown
             self.timing_advances.append((float(t), advance))
 
     def _base_orientations(self, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
@@ -576,12 +579,12 @@ class LeggedMPC:
         P = np.zeros((N, 16))
         footholds = np.full((N, 4, 3), np.nan)
         profiles, clearance = (np.tile(self.ground.flat_params, (N, 4, 1)), np.full((N, 4), -np.inf)) if self.ground.has_regions else (None, None)
+        lag = self._p_ref - self.robot.base_position(x)[:2]  # how far the reference runs ahead of the measured base
         swings = {i: np.flatnonzero(~masks[:, i]) for i in range(4)}
         swings = {i: (k, *tl.swing_times(times[k] + 0.5 * h, i)) for i, k in swings.items() if k.size}  # lift-off and landing of the masks' mid-interval times
         landings = np.unique(np.concatenate([np.maximum(land, self._t_ref) for _, _, land in swings.values()])) if swings else np.zeros(0)
         at_landing = self.reference_base(landings)  # the reference base at every landing, in one pass
         if self.ground.has_regions:  # over a terrain: targets from the measured base, the reference's lead only picking the region
-            lag = self._p_ref - self.robot.base_position(x)[:2]  # (module docstring)
             lead = lag * min(1.0, self.edge_lead / max(float(np.linalg.norm(lag)), 1e-12))
         for i, (k, lift, land) in swings.items():
             stance_time = tl.period[tl.segment(land)] * tl.duty[tl.segment(land)]
@@ -594,6 +597,8 @@ class LeggedMPC:
             hold[:, :2] = hips[:, :2] + offset * np.minimum(1.0, self.reach / np.maximum(norm, 1e-12))
             if self.ground.has_regions:
                 hold = self.ground.footholds(hold[:, :2] - lag, self._ground, toward=hold[:, :2] - lag + lead)
+            elif self.step_timing is not None:  # stepping where a pushed base went, not where its reference is held (module docstring)
+                hold = self.ground.footholds(hold[:, :2] - lag, self._ground)
             else:
                 hold = self.ground.footholds(hold[:, :2], self._ground)
             start = np.r_[self._lift_off[i][:2], self.ground.height(self._lift_off[i][:2], self._ground)]  # where the foot stands now, or stood when this swing began

@@ -6,7 +6,8 @@ still in the air must wait for that touchdown to put a foot under its moving
 centre of mass. :class:`StepTiming` ends the swing in progress sooner when the
 base is pushed: it advances the gait's clock (``GaitTimeline.advance``), so
 that the swinging feet land, and the standing feet lift, earlier by the same
-time, and the cycle runs on from there.
+time, and the cycle runs on from there. The horizon plans the footholds from
+the measured base meanwhile (:class:`~trajopt.mpc.legged.LeggedMPC`).
 
 The signal is the capture point's offset from the reference's,
 
@@ -17,19 +18,21 @@ WORLD), ``z0`` the standing height and ``psi`` the base's heading (the
 foothold heuristic adds the same offset, :class:`~trajopt.mpc.legged.LeggedMPC`'s
 swing targets): ``d_x`` forward, ``d_y`` to the left. When the push is
 sideways, ``|d_y| >= max(threshold, |d_x|)`` (:attr:`StepTiming.threshold`),
-the swing in progress is shortened to land at the
-horizon's knot :attr:`StepTiming.earliest_knot` (the first whose touchdown the
-horizon constrains), but no swing lasts less than :attr:`StepTiming.min_swing`;
-the advance is whole knot steps, and none follows another within
-:attr:`StepTiming.cooldown`.
+each tick advances the clock by one knot step ``h`` while the swing in
+progress has room: it still lands at or after the horizon's knot
+:attr:`StepTiming.earliest_knot` (the first whose touchdown the horizon
+constrains) and lasts at least :attr:`StepTiming.min_swing`. A touchdown then
+comes two knots nearer per tick instead of one; while the push lasts, the
+next pair's swing is shortened in turn.
 
 Only a sideways offset triggers it: measured on the Go1's trot (the design
 notes, ``docs/design/mpc.md``), shortening the swings after sagittal pushes
 made the robot fall more often (its feet landed short of a base moving
 forward fast), also when the lateral part of their offset alone triggered
-it, while after lateral pushes it fell less often. Choosing the
-advance among candidates by the horizon's cost (one linearization and QP per
-candidate and tick) recovered no more pushes in the same trials.
+it, while after lateral pushes it fell less often. Advancing by as much as
+the swing allowed at once, or choosing the advance among candidates by the
+horizon's cost (one linearization and QP per candidate and tick), recovered
+fewer lateral pushes than one knot per tick.
 """
 from __future__ import annotations
 
@@ -54,17 +57,14 @@ class StepTiming:
         The shortest swing (s) an advance leaves.
     earliest_knot:
         The knot of the horizon, counted from its first, at or after which a shortened swing lands.
-    cooldown:
-        Time (s) after an advance before the next.
     """
 
     threshold: float = 0.035
     min_swing: float = 0.1
     earliest_knot: int = 2
-    cooldown: float = 0.2
 
     def __post_init__(self) -> None:
-        for name in ("threshold", "min_swing", "cooldown"):
+        for name in ("threshold", "min_swing"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value > 0):
                 raise ValueError(f"step timing: expected {name} > 0, got {value!r}")
@@ -73,14 +73,14 @@ class StepTiming:
 
     def scaled(self, scale: GaitScale) -> "StepTiming":
         """The Go1's values scaled to a robot's legs (distances and durations, :class:`~trajopt.legged.scaling.GaitScale`)."""
-        return replace(self, threshold=scale.distance(self.threshold), min_swing=scale.duration(self.min_swing), cooldown=scale.duration(self.cooldown))
+        return replace(self, threshold=scale.distance(self.threshold), min_swing=scale.duration(self.min_swing))
 
     def advance(self, timeline: GaitTimeline, t: float, h: float, offset: Any) -> float:
-        """How far (s, a multiple of the knot step ``h``) to advance ``timeline`` at the tick ``t`` for the capture
-        point's offset ``offset`` (m; forward and left in the base's heading frame, :func:`heading_offset`): 0 unless
-        the lateral part reaches :attr:`threshold` and the forward part's size, or with no foot swinging at ``t``;
-        else the most that leaves every swing in progress at least :attr:`min_swing` long and landing no sooner
-        than knot :attr:`earliest_knot` (whole knot steps). The cooldown is the caller's."""
+        """How far (s) to advance ``timeline`` at the tick ``t`` for the capture point's offset ``offset`` (m; forward
+        and left in the base's heading frame, :func:`heading_offset`): the knot step ``h`` when the lateral part
+        reaches :attr:`threshold` and the forward part's size and every swing in progress at ``t`` would still
+        last at least :attr:`min_swing` and land no sooner than knot :attr:`earliest_knot`; else 0 (with no
+        foot swinging too)."""
         forward, lateral = (float(v) for v in offset)
         if abs(lateral) < max(self.threshold, abs(forward)):
             return 0.0
@@ -92,7 +92,7 @@ class StepTiming:
         for foot in swinging:
             lift, land = (float(v[0]) for v in timeline.swing_times(mid, int(foot)))
             room = min(room, land - t - max(self.earliest_knot * h, self.min_swing - (t - lift)))
-        return float(np.floor(max(room, 0.0) / h + 1e-9) * h)
+        return float(h) if room >= h - 1e-9 else 0.0
 
 
 def heading_offset(capture: Any, heading: float) -> np.ndarray:
