@@ -6,8 +6,8 @@ still in the air must wait for that touchdown to put a foot under its moving
 centre of mass. :class:`StepTiming` ends the swing in progress sooner when the
 base is pushed: it advances the gait's clock (``GaitTimeline.advance``), so
 that the swinging feet land, and the standing feet lift, earlier by the same
-time, and the cycle runs on from there. The horizon plans the footholds from
-the measured base meanwhile (:class:`~trajopt.mpc.legged.LeggedMPC`).
+time, and the cycle runs on from there. A horizon with step timing plans the
+footholds from the measured base too (:class:`~trajopt.mpc.legged.LeggedMPC`).
 
 The signal is the capture point's offset from the reference's,
 
@@ -30,9 +30,11 @@ notes, ``docs/design/mpc.md``), shortening the swings after sagittal pushes
 made the robot fall more often (its feet landed short of a base moving
 forward fast), also when the lateral part of their offset alone triggered
 it, while after lateral pushes it fell less often. Advancing by as much as
-the swing allowed at once, or choosing the advance among candidates by the
-horizon's cost (one linearization and QP per candidate and tick), recovered
-fewer lateral pushes than one knot per tick.
+the swing allowed at once recovered fewer lateral pushes than one knot per
+tick with the footholds from the measured base. Choosing the advance among
+candidates by the horizon's cost recovered as many lateral pushes as
+advancing at once, at one more linearization and QP per candidate and tick:
+a tick that is already not real-time cannot carry them.
 """
 from __future__ import annotations
 
