@@ -172,7 +172,7 @@ def push_section(args: argparse.Namespace) -> None:
     for impulse in args.impulses:
         starts = {angle: 2.0 + rng.uniform(0.0, period, args.trials) for angle in DIRECTIONS.values()}
         for name in args.timings:
-            legged.step_timing = StepTiming().scaled(legged.scale) if name == "adaptive" else None
+            legged.set_step_timing(StepTiming() if name == "adaptive" else None)
             rates, p50, p99, advanced = [], [], [], 0
             for angle in DIRECTIONS.values():
                 ok = 0
@@ -184,7 +184,7 @@ def push_section(args: argparse.Namespace) -> None:
                     advanced += len(legged.timing_advances)
                 rates.append(ok / args.trials)
             print(f"{impulse:5.1f} {name:>9s} " + " ".join(f"{100 * r:9.0f}%" for r in rates) + f" {1e3 * np.median(p50):9.1f} {1e3 * np.median(p99):7.1f} {advanced:9d}", flush=True)
-    legged.step_timing = None
+    legged.set_step_timing(None)
 
 
 def mismatch_section(args: argparse.Namespace) -> None:

@@ -252,7 +252,7 @@ def mpc_command(args: argparse.Namespace) -> int:
         if args.step_sooner:
             if task.legged is None or task.terrain is not None or isinstance(task.legged, PlanTrackingMPC):
                 raise UsageError(f"--step-sooner: the touchdown times of a legged robot's gait on flat ground; {problem.name!r} is not one")
-            task.legged.step_timing = StepTiming().scaled(task.legged.scale)
+            task.legged.set_step_timing(StepTiming())
         mpc = task.controller(mode=args.mode, settings=solver_settings(args), budget=args.budget)
     except (ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None

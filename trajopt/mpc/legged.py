@@ -262,8 +262,8 @@ class LeggedMPC:
         (:meth:`LeggedMPCWeights.scaled`); the attribute ``weights`` holds the scaled ones.
     step_timing:
         When a push makes the swinging feet land sooner (:class:`~trajopt.mpc.step_timing.StepTiming`, in the Go1's
-        units, scaled to the robot; the attribute of the same name holds the scaled one, and may be set to ``None``
-        before a run), the footholds then planned from the measured base (module docstring); ``None`` (default):
+        units, scaled to the robot; the attribute of the same name holds the scaled one, :meth:`set_step_timing`
+        changes it before a run), the footholds then planned from the measured base (module docstring); ``None`` (default):
         the touchdowns keep the gait's clock and the footholds follow the reference.
     integrator:
         The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
@@ -297,9 +297,7 @@ class LeggedMPC:
         profile = CommandProfile.constant(commands or Command()) if not isinstance(commands, CommandProfile) else commands
         self.commands = profile.clamped(self.limits)
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
-        if step_timing is not None and not isinstance(step_timing, StepTiming):
-            raise ValueError(f"step_timing: expected a StepTiming or None, got {type(step_timing).__name__}")
-        self.step_timing = None if step_timing is None else step_timing.scaled(scale)
+        self.set_step_timing(step_timing)
         #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
         self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
         #: what the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`, the flat ground by default, or
@@ -340,6 +338,13 @@ class LeggedMPC:
         self.start(0.0, self.x_stand)
 
     # ------------------------------------------------------------ gait
+    def set_step_timing(self, step_timing: Optional[StepTiming]) -> None:
+        """Step sooner when pushed with ``step_timing`` (in the Go1's units: :attr:`step_timing` holds it scaled to the
+        robot), or keep the gait's clock with ``None`` (the constructor's keyword); before a run."""
+        if step_timing is not None and not isinstance(step_timing, StepTiming):
+            raise ValueError(f"step_timing: expected a StepTiming or None, got {type(step_timing).__name__}")
+        #: the :class:`~trajopt.mpc.step_timing.StepTiming` in force, scaled to the robot, or ``None``
+        self.step_timing = None if step_timing is None else step_timing.scaled(self.scale)
     def stance(self, times: np.ndarray) -> np.ndarray:
         """Stance (K, 4) of the feet at ``times`` (K,) (:meth:`GaitTimeline.stance`)."""
         return self.timeline.stance(times)
@@ -466,8 +471,9 @@ class LeggedMPC:
         N, h, nq = problem.N, self.dt, self.robot.nq
         x = np.asarray(x, dtype=float)
         self._advance_reference(t, x)
-        capture = self._capture_offset(x, self._psi_ref)
-        self._adapt_step_timing(t, x, capture)
+        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
+        capture = self._capture_offset(x, yaw, self._psi_ref)
+        self._adapt_step_timing(t, yaw, capture)
         times = t + h * np.arange(N)
         masks = self.stance(times + 0.5 * h)
         past = self.stance(t - np.linspace(0.0, self.settle_time, int(np.ceil(self.settle_time / h)) + 1))
@@ -509,23 +515,21 @@ class LeggedMPC:
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
 
-    def _capture_offset(self, x: np.ndarray, heading: float) -> np.ndarray:
+    def _capture_offset(self, x: np.ndarray, yaw: float, heading: float) -> np.ndarray:
         """The capture point's offset (3,) from the reference's, ``sqrt(z0 / g) (v - v_ref)`` with the base's velocity
-        ``v`` (from its body-frame velocity in ``x``, the base assumed level) and the reference's ``v_ref`` (its
-        heading-frame velocity turned by ``heading``), WORLD frame, z component 0."""
-        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
+        ``v`` (from its body-frame velocity in ``x`` turned by its ``yaw``, the base assumed level) and the reference's
+        ``v_ref`` (its heading-frame velocity turned by ``heading``), WORLD frame, z component 0."""
         v_world = yaw_to_rot(yaw) @ x[self.robot.nq : self.robot.nq + 3]
         v_ref = yaw_to_rot(heading) @ np.r_[self._v_ref[:2], 0.0]
         capture = np.sqrt(self.height / GRAVITY) * (v_world - v_ref)
         capture[2] = 0.0
         return capture
 
-    def _adapt_step_timing(self, t: float, x: np.ndarray, capture: np.ndarray) -> None:
-        """Advance the gait's clock at the tick ``t`` when the capture point's offset ``capture`` asks for it
-        (:meth:`StepTiming.advance`)."""
+    def _adapt_step_timing(self, t: float, yaw: float, capture: np.ndarray) -> None:
+        """Advance the gait's clock at the tick ``t`` when the capture point's offset ``capture`` (WORLD), seen from
+        the base's heading ``yaw``, asks for it (:meth:`StepTiming.advance`)."""
         if self.step_timing is None:
             return
-        yaw = float(quat_to_euler_zyx(self.robot.base_orientation(x))[0])
         advance = self.step_timing.advance(self.timeline, t, self.dt, heading_offset(capture, yaw))
         if advance > 0:
             self.timeline.advance += advance

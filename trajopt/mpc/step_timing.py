@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from lie import yaw_to_rot
+
 from ..legged.scaling import GaitScale
 from .gaits import GaitTimeline
 
@@ -99,5 +101,4 @@ class StepTiming:
 
 def heading_offset(capture: Any, heading: float) -> np.ndarray:
     """A WORLD capture-point offset ``capture`` (3,) in the frame of ``heading`` (rad): its forward and left parts (2,)."""
-    c, s = np.cos(heading), np.sin(heading)
-    return np.array([c * capture[0] + s * capture[1], -s * capture[0] + c * capture[1]])
+    return (yaw_to_rot(heading).T @ np.asarray(capture, dtype=float))[:2]
