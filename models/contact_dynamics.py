@@ -21,7 +21,9 @@ bodies) in one of two formulations of
   The state derivative is ``[E(q) v; a(x, u, s)]``; the legged problem's
   :meth:`~trajopt.legged.ocp.LeggedProblem.contact_forces` gives ``f(x, u, s)``. Symbolic calls on MX keep one call node whose Jacobian
   is the RNEA identity's (:attr:`symbol_type` is MX, so the NLP differentiates
-  stage functions with it).
+  stage functions with it). Contact points that share a rigid body (the
+  corners of a sole) get the forces of least norm that hold it
+  (:mod:`models.multibody.contact`).
 
 The state, its error maps and the robot's limits are the robot's.
 """
@@ -62,7 +64,7 @@ class ContactDynamics(LieGroupModel):
         if formulation.stance_is_parameter:
             self.dynamics_param_dim = robot.nc
             self.symbol_type = ca.MX
-            self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), casadi_name(f"{robot.name}_contact_kkt"))
+            self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), casadi_name(f"{robot.name}_contact_kkt"), robot.contact_parents())
 
     # ------------------------------------------------------------------ sizes
     @property

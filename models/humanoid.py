@@ -14,10 +14,18 @@ unit quaternion of the sole frame (``"quaternion"``, ``qw >= 0``) or ``[p (3);
 phi (3)]`` with its axis-angle (``"axis_angle"``); :meth:`kinematics_jacobian`
 and :meth:`kinematics_hvp` follow. The velocity and force functions stay those
 of the contact POINTS (3 rows per foot), since contact forces are 3D.
+
+``locked`` welds joint groups of :data:`LOCKABLE` at zero (the waist, the
+arms; :func:`models.locked_joints.lock_joints`): a model of the legs alone
+(nv 18 with both locked) for controllers whose tick must stay short. Its
+MuJoCo plant welds the same joints (:func:`trajopt.mujoco.model.build_model`).
+``knee`` bends the standing posture of :meth:`init_state`: knee ``knee``, hip
+and ankle pitch ``-knee / 2`` each, so that the soles stay parallel to the
+pelvis.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
@@ -25,6 +33,7 @@ import pinocchio as pin
 
 from lie import quat_to_axis_angle, rot_to_quat
 
+from .locked_joints import lock_joints
 from .multibody_model import MultibodyModel
 from .robot_data import load_pinocchio_model, urdf_path
 
@@ -34,6 +43,14 @@ KINEMATICS_ORI = (None, "quaternion", "axis_angle")
 SOLE_DEPTH = 0.035
 _CORNERS = {"heel_left": (-0.05, 0.025), "heel_right": (-0.05, -0.025), "toe_left": (0.12, 0.03), "toe_right": (0.12, -0.03)}
 _SOLE_CENTRE = (0.035, 0.0)
+_ARM_JOINTS = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_roll", "wrist_pitch", "wrist_yaw")
+#: Joint groups :class:`Humanoid` can lock at zero (``locked``).
+LOCKABLE: Dict[str, Tuple[str, ...]] = {
+    "waist": ("waist_yaw_joint", "waist_roll_joint", "waist_pitch_joint"),
+    "arms": tuple(f"{side}_{joint}_joint" for side in ("left", "right") for joint in _ARM_JOINTS),
+}
+#: The largest knee bend (rad) of the standing posture: the ankles' pitch limit is -0.87 rad.
+MAX_KNEE_BEND = 1.5
 
 
 def _add_sole_frames(model: pin.Model, contacts_per_foot: int) -> Tuple[str, ...]:
@@ -51,13 +68,15 @@ def _add_sole_frames(model: pin.Model, contacts_per_foot: int) -> Tuple[str, ...
 
 
 class Humanoid(MultibodyModel):
-    """Unitree G1 (29 actuated joints): nq 36, nv 35, nu 29.
+    """Unitree G1 (29 actuated joints): nq 36, nv 35, nu 29; with the waist and the arms locked, nq 19, nv 18, nu 12.
 
     ``contacts_per_foot`` is 1 (sole centre) or 4 (sole corners); the contact
     points are the kinematics bodies. ``mu`` is the foot friction coefficient.
+    ``locked``: groups of :data:`LOCKABLE` welded at zero; ``knee``: the
+    standing posture's knee bend (rad, module docstring).
     """
 
-    def __init__(self, contacts_per_foot: int = 1, mu: float = 1.0, kinematics_ori: Optional[str] = None) -> None:
+    def __init__(self, contacts_per_foot: int = 1, mu: float = 1.0, kinematics_ori: Optional[str] = None, locked: Sequence[str] = (), knee: float = 0.0) -> None:
         if contacts_per_foot not in (1, 4):
             raise ValueError(f"contacts_per_foot: expected 1 or 4, got {contacts_per_foot}")
         if kinematics_ori not in KINEMATICS_ORI:
@@ -66,10 +85,20 @@ class Humanoid(MultibodyModel):
             raise ValueError("kinematics_ori: foot orientations need contacts_per_foot=1")
         if mu <= 0:
             raise ValueError(f"mu: expected a positive friction coefficient, got {mu}")
+        if isinstance(locked, str) or any(group not in LOCKABLE for group in locked):
+            raise ValueError(f"locked: expected groups of {sorted(LOCKABLE)}, got {locked!r}")
+        if not (np.isfinite(knee) and 0.0 <= knee <= MAX_KNEE_BEND):
+            raise ValueError(f"knee: expected a bend in [0, {MAX_KNEE_BEND}] rad, got {knee!r}")
         path = urdf_path("g1")
         pin_model = load_pinocchio_model(path, floating=True)
+        groups = tuple(group for group in LOCKABLE if group in locked)
+        welded = tuple(joint for group in groups for joint in LOCKABLE[group])
+        if welded:
+            pin_model = lock_joints(pin_model, welded)
         contacts = _add_sole_frames(pin_model, contacts_per_foot)
-        super().__init__(pin_model, kinematics_bodies=contacts, name="g1", urdf_path=str(path))
+        name = "g1" if not groups else "g1-" + "-".join(f"{group}-locked" for group in groups)
+        super().__init__(pin_model, kinematics_bodies=contacts, name=name, urdf_path=str(path), welded_joints=welded)
+        self.knee = float(knee)
         self.mu = float(mu)
         self.contacts_per_foot = contacts_per_foot
         self.kinematics_ori = kinematics_ori
@@ -85,11 +114,25 @@ class Humanoid(MultibodyModel):
         return ca.vertcat(*parts)
 
     def init_state(self) -> np.ndarray:
-        """Standing straight (all joints zero), level, soles on the ground (``z = 0``), at rest."""
+        """Standing (all joints zero but the legs' pitch joints bent by :attr:`knee`), level, soles on the ground
+        (``z = 0``), at rest."""
         x = np.zeros(self.nx)
         x[3] = 1.0
+        joints = [self.pin_model.names[j] for j in range(2, self.pin_model.njoints)]  # after the free flyer, in nominal order
+        for side in ("left", "right"):
+            for joint, bend in (("hip_pitch", -0.5), ("knee", 1.0), ("ankle_pitch", -0.5)):
+                x[7 + joints.index(f"{side}_{joint}_joint")] = bend * self.knee
         x[2] = -float(np.min(self.contact_heights(x)))
         return x
+
+    @property
+    def leg_length(self) -> float:
+        """Mean thigh + shank length (m: hip pitch to knee to ankle pitch joints, at zero): the length gaits scale by
+        (:class:`trajopt.legged.scaling.GaitScale`)."""
+        data = self.pin_model.createData()
+        pin.forwardKinematics(self.pin_model, data, pin.neutral(self.pin_model))
+        at = lambda joint: data.oMi[self.pin_model.getJointId(joint)].translation  # noqa: E731
+        return float(np.mean([np.linalg.norm(at(f"{s}_knee_joint") - at(f"{s}_hip_pitch_joint")) + np.linalg.norm(at(f"{s}_ankle_pitch_joint") - at(f"{s}_knee_joint")) for s in ("left", "right")]))
 
     def contact_heights(self, x: np.ndarray) -> np.ndarray:
         """World ``z`` of the contact points (nc,)."""

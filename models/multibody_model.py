@@ -93,6 +93,10 @@ class MultibodyModel(LieGroupModel):
     urdf_path:
         The URDF file the model came from, if any: enables the ``"mujoco"``
         vector order (the file's joint order) in :meth:`change_order`.
+    welded_joints:
+        Joints of that URDF which ``pin_model`` has locked at zero (e.g.
+        :class:`models.Humanoid`'s ``locked``): the ``"mujoco"`` order leaves
+        them out, and its MuJoCo model welds them.
     """
 
     hot_functions = HOT_FUNCTIONS
@@ -104,6 +108,7 @@ class MultibodyModel(LieGroupModel):
         input_matrix: Optional[np.ndarray] = None,
         name: str = "multibody",
         urdf_path: Optional[str] = None,
+        welded_joints: Sequence[str] = (),
     ) -> None:
         super().__init__()
         if not isinstance(name, str) or not name.strip():
@@ -131,7 +136,10 @@ class MultibodyModel(LieGroupModel):
         self.joint_names, self.joint_lower, self.joint_upper = limits.names, limits.lower, limits.upper
         self.velocity_limits = np.where(limits.velocity > 0, limits.velocity, np.inf)
         self.urdf_path = urdf_path
-        self.orders = standard_orders(pin_model, urdf_path)
+        #: joints of the URDF that ``pin_model`` has welded at zero (:func:`models.locked_joints.lock_joints`): left out of
+        #: the MuJoCo order, and welded in the MuJoCo model too (:func:`trajopt.mujoco.model.build_model`)
+        self.welded_joints = tuple(welded_joints)
+        self.orders = standard_orders(pin_model, urdf_path, self.welded_joints)
         if not default_B:  # actuators of a custom B keep their order in every vector order
             actuators = tuple(f"u{k}" for k in range(self.nu))
             self.orders = {k: replace(o, torque_names=actuators) for k, o in self.orders.items()}

@@ -288,7 +288,7 @@ def _joint_names(model: pin.Model, first_joint: int) -> tuple[list[str], list[st
     return config, vel
 
 
-def standard_orders(pin_model: pin.Model, urdf_path: str | Path | None = None) -> dict[str, StateOrder]:
+def standard_orders(pin_model: pin.Model, urdf_path: str | Path | None = None, welded: Sequence[str] = ()) -> dict[str, StateOrder]:
     """The ``"nominal"``, ``"pinocchio"`` and (with ``urdf_path``) ``"mujoco"`` orders of a model.
 
     Works for any pinocchio model with a free-flyer root (see
@@ -297,6 +297,8 @@ def standard_orders(pin_model: pin.Model, urdf_path: str | Path | None = None) -
     The MuJoCo order takes the joints in the URDF file's tree order
     (:func:`models.robot_data.urdf_joint_order`); it needs every non-root joint
     to be a 1-DoF joint with one configuration entry (MuJoCo hinge or slide).
+    ``welded`` names the URDF's joints the model has locked (they are welded in
+    MuJoCo too): they are left out of it.
     """
     floating = is_floating(pin_model)
     config, vel = _joint_names(pin_model, 2 if floating else 1)
@@ -310,7 +312,7 @@ def standard_orders(pin_model: pin.Model, urdf_path: str | Path | None = None) -
     if urdf_path is not None:
         if config != vel:
             raise ValueError("pin_model: the MuJoCo order needs 1-DoF joints with one configuration entry each")
-        joints = urdf_joint_order(urdf_path)
+        joints = [joint for joint in urdf_joint_order(urdf_path) if joint not in welded]
         if set(joints) != set(config):
             raise ValueError(
                 f"urdf_path: the movable joints of {urdf_path} {joints} are not those of the model {config}"

@@ -1,4 +1,4 @@
-"""Humanoid problem: the Unitree G1 shifts its weight over one foot (full dynamics, sole contacts).
+"""Humanoid problems: the Unitree G1 shifts its weight, or stands (sole contacts).
 
 ``humanoid-shift``: :class:`models.Humanoid` with 4 contact points per sole
 (mu 1.0), standing for 1 s (21 knots, dt 0.05 s), all contacts in stance; the
@@ -6,6 +6,10 @@ base moves ``shift`` (default 6 cm to the left, 3 cm down) and must end there
 (a constraint), feet fixed on the ground, friction pyramid, URDF joint,
 velocity and torque limits. It is a :class:`trajopt.legged.LeggedProblem`
 with the ``stand`` schedule, so its cost and constraints are documented there.
+
+``humanoid-stand``: the G1 with its waist and arms locked (nv 18) and its knees
+bent by :data:`STAND_KNEE`, standing still with all sole corners on the
+ground: the problem ``trajopt mpc humanoid-stand`` balances in MuJoCo.
 """
 from __future__ import annotations
 
@@ -17,6 +21,9 @@ from trajopt.legged import LeggedProblem, gait
 
 from .registry import register
 
+#: The knee bend (rad) of ``humanoid-stand``'s posture (hips and ankles pitched by half of it).
+STAND_KNEE = 0.6
+
 
 @register("humanoid-shift")
 def humanoid_shift(shift: Sequence[float] = (0.0, 0.06, -0.03), duration: float = 1.0, dt: float = 0.05, mu: float = 1.0) -> LeggedProblem:
@@ -27,3 +34,13 @@ def humanoid_shift(shift: Sequence[float] = (0.0, 0.06, -0.03), duration: float 
     robot = Humanoid(contacts_per_foot=4, mu=mu)
     schedule = gait("stand", dt=dt, period=duration, foot_names=robot.kinematics_bodies)
     return LeggedProblem(robot, schedule, displacement=shift, swing_apex=0.0, name="humanoid-shift")
+
+
+@register("humanoid-stand")
+def humanoid_stand(duration: float = 1.0, dt: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE) -> LeggedProblem:
+    """G1 humanoid (waist and arms locked) standing still on bent knees, all sole corners on the ground.
+
+    ``knee`` is the knee bend (rad) of the standing posture, ``duration`` how long it stands (s)."""
+    robot = Humanoid(contacts_per_foot=4, mu=mu, locked=("waist", "arms"), knee=knee)
+    schedule = gait("stand", dt=dt, period=duration, foot_names=robot.kinematics_bodies)
+    return LeggedProblem(robot, schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, name="humanoid-stand")

@@ -35,6 +35,7 @@ ROBOTS = {
     "go1": lambda: Go1(mu=0.7),
     "go2": Go2,
     "g1": lambda: Humanoid(contacts_per_foot=4),
+    "g1_legs": lambda: Humanoid(contacts_per_foot=4, locked=("waist", "arms"), knee=0.6),  # the welded joints in MuJoCo too
     # URDFs with other inertias MuJoCo refuses: ANYmal C's rank-1 hatch and depth cameras breaking
     # the triangle inequality, HyQ's base and feet; Solo12 has none
     "anymal_c": lambda: LeggedRobot.from_robot_data("anymal_c"),

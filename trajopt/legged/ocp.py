@@ -262,8 +262,9 @@ class LeggedProblem(Problem):
             parents = robot.contact_parents()
             if len(set(parents)) < len(parents):
                 raise ValueError(
-                    "formulation: 'contact' holds every stance contact by its own 3 rows, and contacts on one rigid body "
-                    f"({robot.name}: {len(parents)} contacts on {len(set(parents))} bodies) make those rows dependent; use 'inverse'"
+                    "formulation: offline plans in 'contact' need every stance contact on its own body; with contacts on one rigid body "
+                    f"({robot.name}: {len(parents)} contacts on {len(set(parents))} bodies) its dynamics pick the corners' least forces, which the "
+                    "plan cannot choose; use 'inverse'"
                 )
         self.robot, self.schedule, self.formulation, self.friction, self.periodic = robot, schedule, formulation, friction, periodic
         self.contact_model = ContactDynamics(robot, formulation)

@@ -11,7 +11,9 @@ A :class:`GaitSchedule` is a list of ``(start, gait)`` segments. A
 the next boundary of the running gait's cycle at or after the requested time
 (the duty factors exceed one half, so at a boundary every foot stands: no
 swing is cut short, and ``stand -> trot -> stand`` starts and ends on four
-feet); the new gait's cycle starts there. It answers the stance of each foot
+feet); the new gait's cycle starts there. A robot without leg roles (the
+humanoid, whose contact points are its soles' corners) has gaits that stand
+only. It answers the stance of each foot
 at any times and the lift-off and touchdown times of a swing. Its
 ``advance`` (s, 0 at first) runs the whole timeline ahead of the clock: the
 stance at ``t`` is the schedule's at ``t + advance`` (a receding horizon
@@ -77,18 +79,22 @@ class GaitSchedule:
 class GaitTimeline:
     """A :class:`GaitSchedule` placed on ``robot``, a gait change taking effect at the next boundary of the
     running gait's cycle: ``starts`` (s) and per segment its
-    ``period`` (s), duty factor and offsets (4,) in the robot's foot order."""
+    ``period`` (s), duty factor and offsets (nc,) in the robot's foot order."""
 
     def __init__(self, schedule: GaitSchedule, robot: Any) -> None:
         roles = getattr(robot, "leg_roles", None)
-        if roles is None:
-            raise ValueError(f"robot: {robot.name} has no leg roles (front/hind, left/right) to key a gait by")
-        order = [LEG_ROLES.index(role) for role in roles]
-        scale = GaitScale.of(robot)
         self.gaits = schedule.gaits()
-        self.period = np.array([scale.duration(GAITS[g][0]) for g in self.gaits])
         self.duty = np.array([GAITS[g][1] for g in self.gaits])
-        self.offsets = np.array([np.asarray(GAIT_OFFSETS.get(g, (0.0,) * 4), dtype=float)[order] for g in self.gaits])
+        if roles is None and np.any(self.duty < 1.0):
+            walking = next(g for g, d in zip(self.gaits, self.duty) if d < 1.0)
+            raise ValueError(f"robot: {robot.name} has no leg roles (front/hind, left/right) to key the gait {walking!r} by; it can only stand")
+        scale = GaitScale.of(robot)
+        self.period = np.array([scale.duration(GAITS[g][0]) for g in self.gaits])
+        if roles is None:
+            self.offsets = np.zeros((len(self.gaits), robot.nc))
+        else:
+            order = [LEG_ROLES.index(role) for role in roles]
+            self.offsets = np.array([np.asarray(GAIT_OFFSETS.get(g, (0.0,) * 4), dtype=float)[order] for g in self.gaits])
         starts = [0.0]
         for i, segment in enumerate(schedule.segments[1:], start=1):
             previous, T = starts[-1], self.period[i - 1]
@@ -107,7 +113,7 @@ class GaitTimeline:
         return np.maximum(np.searchsorted(self.starts, times, side="right") - 1, 0)
 
     def stance(self, times: Any) -> np.ndarray:
-        """Stance (K, 4) of the feet at ``times`` (K,)."""
+        """Stance (K, nc) of the feet at ``times`` (K,)."""
         times = np.atleast_1d(np.asarray(times, dtype=float)) + self.advance
         seg = self._segment_at(times)
         tau = (times - self.starts[seg])[:, None]

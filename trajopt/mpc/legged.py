@@ -1,4 +1,4 @@
-"""Receding-horizon gaits for any quadruped: one NLP for every tick, the gait's phase in its data.
+"""Receding-horizon gaits for any quadruped, and a humanoid standing: one NLP for every tick, the gait's phase in its data.
 
 :class:`LeggedMPC` builds the horizon problem once and updates its data at
 every tick (:meth:`LeggedMPC.update`, the :class:`~trajopt.mpc.MPC`'s
@@ -151,6 +151,12 @@ itself (:mod:`trajopt.mpc.shift`; run the controller at a period that is a
 multiple of ``dt``); scaled knots put the ticks between knots and the warm
 starts had to be interpolated.
 
+A humanoid's contact points are its soles' corners (:class:`models.Humanoid`
+with four contacts per foot): the KKT contact dynamics give the corners of a
+sole the least forces that hold it (:mod:`models.multibody.contact`), every
+per-foot quantity above is per corner, and its gaits stand only
+(:class:`~trajopt.mpc.gaits.GaitTimeline`).
+
 Design notes, with the measurements behind each choice: docs/design/mpc.md.
 """
 from __future__ import annotations
@@ -222,7 +228,7 @@ class LeggedMPCWeights:
 
 
 class LeggedMPC:
-    """The horizon problem of a quadruped's receding-horizon gait and its per-tick update.
+    """The horizon problem of a legged robot's receding-horizon gait and its per-tick update.
 
     One NLP for every tick: joint torques as controls, the KKT contact dynamics with the stance
     mask as dynamics parameter, RK multiple shooting, friction pyramids and touchdown rows at every
@@ -233,7 +239,8 @@ class LeggedMPC:
     Parameters
     ----------
     robot:
-        A :class:`models.LeggedRobot` (``Go1``, ``LeggedRobot.from_robot_data(...)``) with four feet.
+        A :class:`models.LeggedRobot` (``Go1``, ``LeggedRobot.from_robot_data(...)``) with four feet, or a
+        :class:`models.Humanoid` with four contacts per sole (standing only).
     gaits:
         A gait name (``"stand"``, ``"trot"``, ``"pace"``, ``"bound"``) or a :class:`GaitSchedule`.
     commands:
@@ -285,8 +292,8 @@ class LeggedMPC:
         goal: Optional[Sequence[float]] = None,
         step_timing: Optional[StepTiming] = None,
     ) -> None:
-        if robot.nc != 4:
-            raise ValueError(f"robot: expected a quadruped with 4 feet, got {robot.nc} kinematics bodies")
+        if robot.nc < 1:
+            raise ValueError(f"robot: expected a legged robot with contact points (kinematics bodies), {robot.name} has none")
         scale = GaitScale.of(robot)
         self.robot, self.scale = robot, scale
         self.schedule = GaitSchedule.constant(gaits) if isinstance(gaits, str) else gaits
@@ -329,7 +336,7 @@ class LeggedMPC:
         self.x_stand = robot.init_state()
         self.height = float(self.x_stand[2])
         self.hips = self._hip_offsets()
-        forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / 4], 4)
+        forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / robot.nc], robot.nc)
         self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
         name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"
         self.problem = Problem(self.model, N=N, tf=(N - 1) * self.dt, x0=self.x_stand, name=f"{robot.name}-{name}-mpc")
@@ -346,19 +353,20 @@ class LeggedMPC:
         #: the :class:`~trajopt.mpc.step_timing.StepTiming` in force, scaled to the robot, or ``None``
         self.step_timing = None if step_timing is None else step_timing.scaled(self.scale)
     def stance(self, times: np.ndarray) -> np.ndarray:
-        """Stance (K, 4) of the feet at ``times`` (K,) (:meth:`GaitTimeline.stance`)."""
+        """Stance (K, nc) of the feet at ``times`` (K,) (:meth:`GaitTimeline.stance`)."""
         return self.timeline.stance(times)
 
     # ------------------------------------------------------------ building
     def _hip_offsets(self) -> np.ndarray:
-        """Each foot's standing position relative to the base (4, 3), in the base's heading frame."""
-        feet = np.asarray(self.robot.kinematics(self.x_stand)).reshape(4, 3)
+        """Each foot's standing position relative to the base (nc, 3), in the base's heading frame."""
+        feet = np.asarray(self.robot.kinematics(self.x_stand)).reshape(-1, 3)
         return feet - np.r_[self.x_stand[:2], 0.0]
 
     def _build(self) -> None:
         robot, model, problem, w = self.robot, self.model, self.problem, self.weights
         N, nq, nj = problem.N, robot.nq, robot.nv - 6
-        feet = range(4)
+        nc = robot.nc
+        feet = range(nc)
         mu = self.pyramid_coefficient
         kkt = model.kkt
         weight = robot.mass * GRAVITY
@@ -368,7 +376,7 @@ class LeggedMPC:
             f = kkt(x, u, mask)[1] / weight  # in the robot's weights (module docstring)
             return ca.vertcat(*[friction_rows(ground.local_force(f[3 * i : 3 * i + 3]), mu, "pyramid") for i in feet])
 
-        self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 16)), upper=np.inf, params=np.ones((N - 1, 4)), name="friction pyramid")
+        self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 4 * nc)), upper=np.inf, params=np.ones((N - 1, nc)), name="friction pyramid")
         heights = lambda x: ca.vertcat(*[ground.relative_height(robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
         self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
         self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
@@ -379,7 +387,7 @@ class LeggedMPC:
             self.foothold_box = Constraint(planar, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="foothold in its region")
             size = ground.profile_size
             above = lambda x, u, p: ca.vertcat(*[ground.clearance_row(p[size * i : size * (i + 1)], robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
-            self.swing_clearance = Constraint(above, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, params=np.tile(ground.flat_params, (N - 1, 4)), name="swing clearance")
+            self.swing_clearance = Constraint(above, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, params=np.tile(ground.flat_params, (N - 1, nc)), name="swing clearance")
             constraints += [self.foothold_box, self.swing_clearance]
         for c in constraints:
             problem.add_constraint(c)
@@ -389,8 +397,8 @@ class LeggedMPC:
         Q = np.concatenate([w.base_position, w.base_orientation, np.full(nj, w.joint_position), w.base_velocity, w.base_angular_velocity, np.full(nj, w.joint_velocity)])
         self.state_cost = QuadraticCost(model, Q, np.full(model.control_dim, w.torque), x_ref=np.repeat(self.x_stand[None], N, axis=0))
         self.terminal_cost = QuadraticTerminalCost(model, w.terminal_factor * Q, self.x_stand)
-        swing = lambda x, u, p: ca.vertcat(*[p[12 + i] * (robot.kinematics(x)[3 * i : 3 * i + 3] - p[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
-        self.swing_cost = LeastSquaresCost(swing, params=np.zeros((N, 16)), name="swing feet")
+        swing = lambda x, u, p: ca.vertcat(*[p[3 * nc + i] * (robot.kinematics(x)[3 * i : 3 * i + 3] - p[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
+        self.swing_cost = LeastSquaresCost(swing, params=np.zeros((N, 4 * nc)), name="swing feet")
         for c in (self.state_cost, self.terminal_cost, self.swing_cost):
             problem.add_cost(c)
 
@@ -403,8 +411,8 @@ class LeggedMPC:
         self.timeline.advance = 0.0  # the gait back on its clock
         #: ``(time, advance)`` of every tick that advanced the gait (s; :mod:`trajopt.mpc.step_timing`)
         self.timing_advances: list = []
-        self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(4, 3).copy()  # where each foot last stood
-        self._landed = np.zeros(4, dtype=bool)  # the feet that landed just before the last update's tick
+        self._lift_off = np.asarray(self.robot.kinematics(x)).reshape(-1, 3).copy()  # where each foot last stood
+        self._landed = np.zeros(self.robot.nc, dtype=bool)  # the feet that landed just before the last update's tick
         self._ground = self.ground.offset
         #: per tick: time, reference position (2,), heading, velocity (3,) and the command in force
         self.history: list = []
@@ -489,7 +497,7 @@ class LeggedMPC:
         X[:, nq : nq + 2] = velocities[:, :2]  # body frame = heading frame for the level reference
         X[:, nq + 2] = 0.0
         X[:, nq + 5] = velocities[:, 2]
-        feet_now = np.asarray(self.robot.kinematics(x)).reshape(4, 3)
+        feet_now = np.asarray(self.robot.kinematics(x)).reshape(-1, 3)
         if masks.all() and not np.any(self._v_ref):  # standing still: the base's reference is over the feet
             self._p_ref = self._support_centre(feet_now)
             X[:, self.robot.base_position_slice.start : self.robot.base_position_slice.start + 2] = self._p_ref
@@ -501,12 +509,12 @@ class LeggedMPC:
         self.swing_cost.raw_params, landings = self._swing_targets(x, times, masks, headings[0], capture)
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
-        heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, 4) of the footholds aimed at; NaN where none
+        heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, nc) of the footholds aimed at; NaN where none
         self.foot_height.lower, self.foot_height.upper = np.where(touchdown, heights, -np.inf), np.where(touchdown, heights, np.inf)
         rest = np.repeat(touchdown, 3, axis=1)
         self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
         if self.foothold_box is not None:
-            lower, upper = np.full((N - 1, 8), -np.inf), np.full((N - 1, 8), np.inf)
+            lower, upper = np.full((N - 1, 2 * self.robot.nc), -np.inf), np.full((N - 1, 2 * self.robot.nc), np.inf)
             for j, i in zip(*np.nonzero(touchdown)):
                 box = self.ground.foothold_box(landings[j, i])
                 lower[j, 2 * i : 2 * i + 2], upper[j, 2 * i : 2 * i + 2] = box[[0, 2]], box[[1, 3]]
@@ -552,13 +560,14 @@ class LeggedMPC:
         return self.stance_projection(np.asarray(x, dtype=float), self._landed)
 
     def _support_centre(self, feet: np.ndarray) -> np.ndarray:
-        """The base position (2,) that puts the feet (4, 3) at their standing offsets from it, in the least-squares
+        """The base position (2,) that puts the feet (nc, 3) at their standing offsets from it, in the least-squares
         sense: the feet's mean minus the mean standing offset turned by the reference heading."""
         return feet[:, :2].mean(axis=0) - (yaw_to_rot(self._psi_ref)[:2, :2] @ self.hips[:, :2].mean(axis=0))
 
     def stance_projection(self, x: np.ndarray, stance: np.ndarray) -> np.ndarray:
-        """``x`` (n,) with the velocities of its ``stance`` feet (4,) removed by a plastic impact (module docstring):
-        ``v+ = v - M^-1 J_s^T (J_s M^-1 J_s^T)^-1 J_s v``, ``J_s`` the stance feet's WORLD-aligned linear Jacobian rows."""
+        """``x`` (n,) with the velocities of its ``stance`` feet (nc,) removed by a plastic impact (module docstring):
+        ``v+ = v - M^-1 J_s^T (J_s M^-1 J_s^T)^+ J_s v``, ``J_s`` the stance feet's WORLD-aligned linear Jacobian rows
+        (the pseudo-inverse: the corners of one sole have dependent rows)."""
         rows = np.repeat(np.asarray(stance, dtype=bool), 3)
         if not rows.any():
             return x
@@ -568,23 +577,23 @@ class LeggedMPC:
         MinvJT = np.linalg.solve(M, J.T)
         v = x[nq:]
         out = x.copy()
-        out[nq:] = v - MinvJT @ np.linalg.solve(J @ MinvJT, J @ v)
+        out[nq:] = v - MinvJT @ np.linalg.lstsq(J @ MinvJT, J @ v, rcond=None)[0]  # least squares: a sole's corners have dependent rows
         return out
 
     def _stance_torques(self, masks: np.ndarray) -> np.ndarray:
-        """Torque references (K, nu) of the stance masks (K, 4) (module docstring)."""
+        """Torque references (K, nu) of the stance masks (K, nc) (module docstring)."""
         return np.where(masks.all(axis=1)[:, None], self._standing_torques, 0.0)
 
     def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float, capture: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Swing-foot targets and weights (N, 16) per knot, ``[p_0 .. p_3, w_0 .. w_3]``, and the footholds (N, 4, 3)
+        """Swing-foot targets and weights (N, 4 nc) per knot, ``[p_0 .. p_nc-1, w_0 .. w_nc-1]``, and the footholds (N, nc, 3)
         each swinging foot is aimed at (NaN at stance knots), with the capture point's offset ``capture`` (3,,
         :meth:`_capture_offset`); over a terrain, the swing clearance rows' envelopes and bounds (module docstring)."""
-        N, h, tl = len(times), self.dt, self.timeline
-        P = np.zeros((N, 16))
-        footholds = np.full((N, 4, 3), np.nan)
-        profiles, clearance = (np.tile(self.ground.flat_params, (N, 4, 1)), np.full((N, 4), -np.inf)) if self.ground.has_regions else (None, None)
+        N, h, tl, nc = len(times), self.dt, self.timeline, self.robot.nc
+        P = np.zeros((N, 4 * nc))
+        footholds = np.full((N, nc, 3), np.nan)
+        profiles, clearance = (np.tile(self.ground.flat_params, (N, nc, 1)), np.full((N, nc), -np.inf)) if self.ground.has_regions else (None, None)
         lag = self._p_ref - self.robot.base_position(x)[:2]  # how far the reference runs ahead of the measured base
-        swings = {i: np.flatnonzero(~masks[:, i]) for i in range(4)}
+        swings = {i: np.flatnonzero(~masks[:, i]) for i in range(nc)}
         swings = {i: (k, *tl.swing_times(times[k] + 0.5 * h, i)) for i, k in swings.items() if k.size}  # lift-off and landing of the masks' mid-interval times
         landings = np.unique(np.concatenate([np.maximum(land, self._t_ref) for _, _, land in swings.values()])) if swings else np.zeros(0)
         at_landing = self.reference_base(landings)  # the reference base at every landing, in one pass
@@ -620,12 +629,12 @@ class LeggedMPC:
                 clearance[k[rows], i] = np.where(rising, self.ground.required_clearance(s[rows]) + self._ground, -np.inf)
                 path[rows, 2] = np.maximum(path[rows, 2], envelope + self.ground.clearance + self._ground + self.foot_sink)
             P[k, 3 * i : 3 * i + 3] = path
-            P[k, 12 + i] = np.sqrt(self.weights.swing_foot)
+            P[k, 3 * nc + i] = np.sqrt(self.weights.swing_foot)
             footholds[k, i] = hold
             if self.ground.has_regions:  # over a terrain, the touchdown knots too: left free, feet landed short (docs/design/mpc.md)
                 landing = k[(k + 1 < N) & masks[np.minimum(k + 1, N - 1), i]]
                 P[landing + 1, 3 * i : 3 * i + 3] = hold[np.isin(k, landing)]
-                P[landing + 1, 12 + i] = np.sqrt(self.weights.swing_foot)
+                P[landing + 1, 3 * nc + i] = np.sqrt(self.weights.swing_foot)
             for land_time, j in zip(*np.unique(land, return_index=True)):  # the newest plan's foothold of each landing
                 self.planned_footholds[i, round(float(land_time), 9)] = hold[j].copy()
         if self.swing_clearance is not None:

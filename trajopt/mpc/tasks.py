@@ -18,7 +18,9 @@ what ``trajopt mpc NAME`` runs:
   standing there (``duration``: :data:`TERRAIN_TIME_FACTOR` times the walk at
   that speed, and :data:`TERRAIN_STANDING_TIME`), in MuJoCo on the terrain
   :func:`trajopt.mujoco.verify` builds; other terrains (stepping stones,
-  height maps) are refused with the reason;
+  height maps) are refused with the reason; a humanoid (``humanoid-stand``)
+  stands in the same horizon, its plans applied without their feedback gains
+  (:func:`plans_feedback`);
 - a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
   ``go1-jump``, ``jump --robot NAME``): its plan solved offline, then followed
   by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
@@ -100,9 +102,13 @@ class MPCTask:
     duration: Optional[float] = None
     #: the terrain its plant stands on (:class:`trajopt.terrain.Terrain`; ``None``: the flat ground)
     terrain: Any = None
+    #: whether its plans carry Riccati feedback gains (:class:`~trajopt.mpc.MPC`'s ``feedback``; :func:`plans_feedback`)
+    feedback: bool = True
 
     def controller(self, **options: Any) -> MPC:
-        """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...)."""
+        """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...; ``feedback``
+        defaults to the task's)."""
+        options.setdefault("feedback", self.feedback)
         return MPC(self.problem, update=self.update, on_reset=self.on_reset, initial_state=self.initial_state, **options)
 
 
@@ -198,7 +204,16 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
     x0 = problem.x0.copy() if terrain is not None else legged.x_stand.copy()  # on a terrain, the plan's start: its feet on the ground
     plant = _legged_plant(problem, legged, x0, terrain)
     name = f"{problem.name}-mpc" if terrain is not None else legged.problem.name  # the slope's own name, not its gait's
-    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain)
+    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain, feedback=plans_feedback(controller))
+
+
+def plans_feedback(robot: Any) -> bool:
+    """Whether the plans of ``robot``'s receding horizon carry their Riccati gains: not when contact points share a
+    rigid body (the humanoid's sole corners). Applied at the plant's 1 kHz between ticks, the G1's gains (up to
+    about 900 N m per unit of state error) shook its ankles and every QP failed from the first tick; without
+    them it stood (docs/design/mpc.md)."""
+    parents = robot.contact_parents()
+    return len(set(parents)) == len(parents)
 
 
 def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:

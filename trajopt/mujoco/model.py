@@ -336,7 +336,8 @@ def build_model(
     shows as their contacts, :meth:`MujocoRobot.body_contacts`); the robot's
     own geoms never collide with each other;
     ``terrain`` (a :class:`trajopt.terrain.Terrain`) replaces the ground by
-    its solids and adds the links' collision shapes (module docstring).
+    its solids and adds the links' collision shapes (module docstring). The
+    joints our model has locked (``robot.welded_joints``) are welded at zero.
     """
     contact = contact or ContactParameters()
     if not (np.isfinite(timestep) and timestep > 0):
@@ -360,6 +361,9 @@ def build_model(
     opt.impratio = contact.impratio
     if robot.is_floating:
         spec.worldbody.first_body().add_freejoint(name="root")
+    welded = set(getattr(robot, "welded_joints", ()))
+    for joint in [j for j in spec.joints if j.name in welded]:  # locked in our model: the child body welded at zero
+        spec.delete(joint)
     for joint in spec.joints:
         if not joint_friction:
             joint.damping, joint.frictionloss = np.zeros(3), 0.0

@@ -83,17 +83,21 @@ def package_folder(urdf: str, package: str) -> Optional[Path]:
 
 def urdf_foot_radius(robot: Any) -> Optional[float]:
     """The contact radius (m) of ``robot``'s feet in its URDF: the radius of the first foot link's collision
-    sphere, or, for a foot modelled as a collision mesh (the Go2's near-spherical foot, Solo12's disc),
-    half the largest extent of the mesh's vertices in the foot's frame (Go2 2.3 cm, Solo12 1.6 cm).
+    sphere (for a contact point that is a frame added on a link, such as the G1's sole corners, that link's
+    sphere: the G1's soles are four 5 mm spheres), or, for a foot modelled as a collision mesh (the Go2's
+    near-spherical foot, Solo12's disc), half the largest extent of the mesh's vertices in the foot's frame
+    (Go2 2.3 cm, Solo12 1.6 cm).
     None when the robot has no URDF, its foot no collision sphere or mesh, or the mesh's file cannot be
     found (``package://`` paths resolve next to an example-robot-data URDF)."""
     urdf, foot = getattr(robot, "urdf_path", None), robot.kinematics_bodies[0]
     if not urdf:
         return None
-    radius = urdf_sphere_radius(urdf, foot)
+    model = robot.pin_model
+    frame = model.frames[model.getFrameId(foot)]
+    link = foot if frame.type != pin.FrameType.OP_FRAME else model.frames[frame.parentFrame].name  # an added contact frame: its link
+    radius = urdf_sphere_radius(urdf, link)
     if radius is not None:
         return radius
-    model = robot.pin_model
     package = package_folder(urdf, "example-robot-data")  # its meshes are named package://example-robot-data/...
     try:
         geometry = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION, package_dirs=[str(package.parent)] if package else [])

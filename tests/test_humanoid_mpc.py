@@ -1,0 +1,162 @@
+"""The humanoid in a receding horizon: the G1 with locked joints, its soles' corners in the KKT contact dynamics,
+and ``trajopt mpc humanoid-stand``.
+
+Oracles: pinocchio's ``constraintDynamics`` with a 6D contact per sole (accelerations and each sole's force,
+1e-9, with the soles at rest: there the corners' rigid motion and the sole's coincide) and central differences
+for the Jacobian identity.
+"""
+import casadi as ca
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import problems
+from models import Go1, Humanoid
+from models.contact_dynamics import ContactDynamics
+from models.multibody.contact import internal_force_projector
+from trajopt.mpc.gaits import GaitSchedule, GaitTimeline
+from trajopt.mpc.tasks import mpc_task
+
+RNG = np.random.default_rng(7)
+SIDES = ("left", "right")
+
+
+@pytest.fixture(scope="module")
+def g1():
+    return Humanoid(contacts_per_foot=4, locked=("waist", "arms"), knee=0.6)
+
+
+@pytest.fixture(scope="module")
+def kkt(g1):
+    return ContactDynamics(g1, "contact").kkt
+
+
+def soles_at_rest(robot, x):
+    """``x`` with random joint velocities projected so that both soles (ankle-roll links) are at rest."""
+    model, data = robot.pin_model, robot.pin_model.createData()
+    q = robot.change_order(x[: robot.nq], "nominal", "pinocchio")
+    pin.computeJointJacobians(model, data, q)
+    J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(f"{s}_ankle_roll_link"), pin.LOCAL_WORLD_ALIGNED) for s in SIDES])
+    v = x[robot.nq :]
+    out = x.copy()
+    out[robot.nq :] = v - np.linalg.pinv(J) @ (J @ v)
+    return out
+
+
+def random_state(robot):
+    x = robot.init_state()
+    x[7 : robot.nq] += 0.1 * RNG.standard_normal(robot.nu)
+    quat = np.r_[1.0, 0.05 * RNG.standard_normal(3)]
+    x[3:7] = quat / np.linalg.norm(quat)
+    x[robot.nq :] = 0.5 * RNG.standard_normal(robot.nv)
+    return soles_at_rest(robot, x)
+
+
+@pytest.mark.parametrize("standing", [SIDES, ("left",)], ids=["both", "left"])
+def test_sole_corners_match_pinocchio_6d_contacts(g1, kkt, standing):
+    """The corners of a standing sole hold it as pinocchio's 6D contact does; each sole's force is the sum of its
+    corners' (1e-9); the corners of a swinging sole carry nothing."""
+    model, data = g1.pin_model, g1.pin_model.createData()
+    mask = np.array([1.0 if name.split("_")[0] in standing else 0.0 for name in g1.kinematics_bodies])
+    for _ in range(3):
+        x, u = random_state(g1), 5.0 * RNG.standard_normal(g1.nu)
+        a, f = (np.asarray(o).ravel() for o in kkt(x, u, mask))
+        q, v, tau = g1.change_order(x[: g1.nq], "nominal", "pinocchio"), x[g1.nq :], g1.B_func() @ u
+        soles = [model.frames[model.getFrameId(f"{s}_heel_left")] for s in standing]
+        contacts = pin.StdVec_RigidConstraintModel([pin.RigidConstraintModel(pin.ContactType.CONTACT_6D, model, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED) for frame in soles])
+        datas = pin.StdVec_RigidConstraintData([c.createData() for c in contacts])
+        pin.initConstraintDynamics(model, data, contacts, datas)
+        a_ref = pin.constraintDynamics(model, data, q, v, tau, contacts, datas)
+        assert np.abs(a - a_ref).max() <= 1e-9 * max(1.0, np.abs(a_ref).max())
+        wrenches = np.asarray(data.lambda_c).reshape(-1, 6)
+        corners = f.reshape(2, 4, 3)
+        for k, side in enumerate(standing):
+            np.testing.assert_allclose(corners[SIDES.index(side)].sum(axis=0), wrenches[k, :3], rtol=0, atol=1e-9 * np.abs(wrenches).max())
+        assert np.all(f.reshape(8, 3)[mask == 0] == 0.0)
+
+
+def test_sole_corners_carry_the_least_forces(g1, kkt):
+    """No internal forces: the corner forces of each sole are orthogonal to those with zero net wrench (their
+    projector, built here from the corners' positions)."""
+    x, u = random_state(g1), 5.0 * RNG.standard_normal(g1.nu)
+    f = np.asarray(kkt(x, u, np.ones(8))[1]).ravel()
+    points = [ca.DM(p) for p in np.asarray(g1.kinematics(x)).reshape(8, 3)]
+    P = np.asarray(ca.evalf(internal_force_projector(points, g1.contact_parents())))
+    assert np.allclose(P @ P, P, atol=1e-12) and np.linalg.matrix_rank(P) == 12  # 6 internal directions per sole
+    assert np.abs(P @ f).max() <= 1e-9 * np.abs(f).max()
+
+
+def test_sole_corner_jacobian_matches_central_differences(g1, kkt):
+    """The RNEA identity's Jacobian with shared bodies, in the tangent space, against central differences (1e-6)."""
+    X, U, S = ca.MX.sym("x", g1.nx), ca.MX.sym("u", g1.nu), ca.MX.sym("s", 8)
+    a, f = kkt(X, U, S)
+    jac = ca.Function("kkt_jacobian", [X, U, S], [ca.jacobian(ca.vertcat(a, f), ca.vertcat(X, U))])
+    x, u, s = g1.init_state(), 5.0 * RNG.standard_normal(g1.nu), np.ones(8)
+    x[g1.nq :] = 0.3 * RNG.standard_normal(g1.nv)
+    J = np.asarray(jac(x, u, s))
+    E = np.asarray(g1.error_jacobian(x))
+    analytic = np.hstack([J[:, : g1.nx] @ E, J[:, g1.nx :]])
+    step = 1e-6
+    columns = []
+    for k in range(2 * g1.nv + g1.nu):
+        d = np.zeros(2 * g1.nv + g1.nu)
+        d[k] = step
+        plus = np.concatenate([np.asarray(o).ravel() for o in kkt(g1.apply_dx(x, d[: 2 * g1.nv]), u + d[2 * g1.nv :], s)])
+        minus = np.concatenate([np.asarray(o).ravel() for o in kkt(g1.apply_dx(x, -d[: 2 * g1.nv]), u - d[2 * g1.nv :], s)])
+        columns.append((plus - minus) / (2 * step))
+    numeric = np.column_stack(columns)
+    assert np.abs(analytic - numeric).max() <= 1e-6 * max(1.0, np.abs(numeric).max())
+
+
+def test_two_points_on_a_body_are_refused():
+    points = [ca.DM([0.0, 0.0, 0.0]), ca.DM([0.1, 0.0, 0.0])]
+    with pytest.raises(ValueError, match="two contact points on one body"):
+        internal_force_projector(points, (3, 3))
+
+
+def test_go1_keeps_its_own_contact_dynamics():
+    """Point feet on separate bodies: no projector, the rigid KKT system of before."""
+    assert ContactDynamics(Go1(), "contact").kkt.n_instructions() > 0
+    from models.multibody.contact import ContactKKT
+
+    go1 = Go1()
+    q, v, s = ca.SX.sym("q", go1.nq), ca.SX.sym("v", go1.nv), ca.SX.sym("s", 4)
+    assert ContactKKT(go1.tree, go1._dof_parents, go1.kinematics_bodies, q, v, s, go1.contact_parents()).P is None
+
+
+def test_locked_humanoid_model(g1):
+    assert (g1.nq, g1.nv, g1.nu) == (19, 18, 12)
+    assert len(g1.welded_joints) == 17 and "waist_yaw_joint" in g1.welded_joints
+    assert g1.orders["mujoco"].torque_names == g1.orders["nominal"].torque_names or set(g1.orders["mujoco"].torque_names) == set(g1.orders["nominal"].torque_names)
+    x = g1.init_state()
+    assert np.abs(g1.contact_heights(x)).max() < 1e-12
+    joints = dict(zip(g1.joint_names, x[7 : g1.nq]))
+    assert joints["left_knee_joint"] == pytest.approx(0.6) and joints["right_hip_pitch_joint"] == pytest.approx(-0.3) and joints["left_ankle_pitch_joint"] == pytest.approx(-0.3)
+    full = Humanoid(contacts_per_foot=4)
+    assert full.nv == 35 and full.init_state()[7 : full.nq].tolist() == [0.0] * 29  # the default posture is unchanged
+    assert g1.leg_length == pytest.approx(full.leg_length)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [({"locked": ("legs",)}, "locked"), ({"locked": "arms"}, "locked"), ({"knee": -0.1}, "knee"), ({"knee": float("nan")}, "knee")],
+)
+def test_humanoid_bad_options(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Humanoid(contacts_per_foot=4, **kwargs)
+
+
+def test_humanoid_gaits_stand_only(g1):
+    assert GaitTimeline(GaitSchedule.constant("stand"), g1).stance(np.array([0.0, 1.0])).all()
+    with pytest.raises(ValueError, match="no leg roles .* 'trot'.* can only stand"):
+        GaitTimeline(GaitSchedule.parse("0:stand,1:trot"), g1)
+
+
+def test_humanoid_stand_task():
+    task = mpc_task(problems.get("humanoid-stand"))
+    legged = task.legged
+    assert task.feedback is False and mpc_task(problems.get("go1-stand")).feedback is True
+    assert legged.robot.nc == 8 and legged.friction.lower.shape == (legged.problem.N - 1, 32)
+    assert legged.swing_cost.raw_params.shape == (legged.problem.N, 32)
+    forces = np.asarray(legged.model.kkt(legged.x_stand, legged._standing_torques, np.ones(8))[1]).reshape(8, 3)
+    assert np.all(forces[:, 2] > 0) and forces[:, 2].sum() == pytest.approx(legged.robot.mass * 9.81, rel=0.05)
