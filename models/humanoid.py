@@ -98,6 +98,8 @@ class Humanoid(MultibodyModel):
         contacts = _add_sole_frames(pin_model, contacts_per_foot)
         name = "g1" if not groups else "g1-" + "-".join(f"{group}-locked" for group in groups)
         super().__init__(pin_model, kinematics_bodies=contacts, name=name, urdf_path=str(path), welded_joints=welded)
+        #: the side of the sole ("L", "R") of each contact point: the corners of a sole step together in a gait
+        self.sole_sides = tuple(name.split("_")[0][0].upper() for name in contacts)
         self.knee = float(knee)
         self.mu = float(mu)
         self.contacts_per_foot = contacts_per_foot
@@ -114,7 +116,7 @@ class Humanoid(MultibodyModel):
         return ca.vertcat(*parts)
 
     def init_state(self) -> np.ndarray:
-        """Standing (all joints zero but the legs' pitch joints bent by :attr:`knee`), level, soles on the ground
+        """Standing (all joints zero but the legs' pitch joints bent by ``knee``), level, soles on the ground
         (``z = 0``), at rest."""
         x = np.zeros(self.nx)
         x[3] = 1.0

@@ -15,7 +15,7 @@ from models import Go1, Humanoid
 from models.contact_dynamics import ContactDynamics
 from models.multibody.contact import internal_force_projector
 from trajopt.mpc.gaits import GaitSchedule, GaitTimeline
-from trajopt.mpc.tasks import mpc_task
+from trajopt.mpc.tasks import PLANT_STEP, SOLE_PLANT_STEP, mpc_task, plant_step
 
 RNG = np.random.default_rng(7)
 SIDES = ("left", "right")
@@ -146,17 +146,71 @@ def test_humanoid_bad_options(kwargs, match):
         Humanoid(contacts_per_foot=4, **kwargs)
 
 
-def test_humanoid_gaits_stand_only(g1):
-    assert GaitTimeline(GaitSchedule.constant("stand"), g1).stance(np.array([0.0, 1.0])).all()
-    with pytest.raises(ValueError, match="no leg roles .* 'trot'.* can only stand"):
+def test_biped_walk_moves_each_sole_as_one(g1):
+    """In a walk the corners of a sole stand and swing together, the soles half a period apart, both down for
+    ``duty - 1/2`` of the period twice a cycle; a quadruped's gait is refused for a biped and the other way round."""
+    timeline = GaitTimeline(GaitSchedule.parse("0:stand,1:walk"), g1)
+    T, duty = timeline.period[1], timeline.duty[1]
+    times = 1.0 + np.linspace(0.0, 2 * T, 4001)[:-1]
+    stance = timeline.stance(times)
+    left, right = stance[:, :4], stance[:, 4:]
+    assert (left == left[:, :1]).all() and (right == right[:, :1]).all()
+    assert left[:, 0].mean() == pytest.approx(duty, abs=1e-3) and right[:, 0].mean() == pytest.approx(duty, abs=1e-3)
+    assert (left[:, 0] & right[:, 0]).mean() == pytest.approx(2 * duty - 1, abs=1e-3)
+    assert not (~left[:, 0] & ~right[:, 0]).any()
+    assert timeline.stance(np.array([0.0, 0.99])).all()
+    with pytest.raises(ValueError, match="biped; it walks with \\['walk'\\], not 'trot'"):
         GaitTimeline(GaitSchedule.parse("0:stand,1:trot"), g1)
+    with pytest.raises(ValueError, match="'walk' is a biped's gait; go1 has four legs"):
+        GaitTimeline(GaitSchedule.constant("walk"), Go1())
+
+
+def test_offline_walk_schedule_matches_the_horizons(g1):
+    from trajopt.legged.schedule import walk
+
+    schedule = walk(g1.sole_sides, g1.kinematics_bodies, dt=0.04, period=0.72, cycles=1)
+    assert (schedule.stance[:, :4] == schedule.stance[:, :1]).all() and not (schedule.stance[:, 0] == schedule.stance[:, 4]).all()
+    with pytest.raises(ValueError, match="sides"):
+        walk(("L",) * 7, g1.kinematics_bodies)
+
+
+def test_a_landing_sole_holds_six_independent_rows(g1):
+    """The touchdown of a sole: six rows of its corners' velocities (and three heights) with a Jacobian of rank 6, in
+    any heading; a quadruped's feet keep all three rows each."""
+    task = mpc_task(problems.get("humanoid-walk"))
+    legged = task.legged
+    for yaw in (0.0, 0.7, np.pi / 2):
+        x = legged.x_stand.copy()
+        x[3:7] = [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
+        feet = np.asarray(g1.kinematics(x)).reshape(8, 3)
+        rows = legged._landing_rows(feet)
+        J = np.asarray(g1.kinematics_velocity_matrix(x))
+        for sole in (slice(0, 4), slice(4, 8)):
+            selected = J[3 * sole.start : 3 * sole.stop][rows[sole].ravel()]
+            assert selected.shape[0] == 6 and np.linalg.matrix_rank(selected) == 6
+            assert rows[sole, 2].sum() == 3
+    go1 = mpc_task(problems.get("go1-trot")).legged
+    assert go1._landing_rows(np.zeros((4, 3))).all()
 
 
 def test_humanoid_stand_task():
     task = mpc_task(problems.get("humanoid-stand"))
     legged = task.legged
-    assert task.feedback is False and mpc_task(problems.get("go1-stand")).feedback is True
+    assert plant_step(task.legged.robot) == SOLE_PLANT_STEP and plant_step(Go1()) == PLANT_STEP
     assert legged.robot.nc == 8 and legged.friction.lower.shape == (legged.problem.N - 1, 32)
     assert legged.swing_cost.raw_params.shape == (legged.problem.N, 32)
     forces = np.asarray(legged.model.kkt(legged.x_stand, legged._standing_torques, np.ones(8))[1]).reshape(8, 3)
     assert np.all(forces[:, 2] > 0) and forces[:, 2].sum() == pytest.approx(legged.robot.mass * 9.81, rel=0.05)
+
+
+def test_standing_soles_lose_their_measured_velocity():
+    """At every tick, not only after a landing: the horizon starts with the standing soles at rest, the rest of the
+    measured velocity changed by the least kinetic energy (the plastic impact of LeggedMPC.stance_projection)."""
+    task = mpc_task(problems.get("humanoid-stand"))
+    legged, problem = task.legged, task.problem
+    x = legged.x_stand.copy()
+    x[legged.robot.nq :] = 0.2 * RNG.standard_normal(legged.robot.nv)
+    for t in (0.0, 3.0):
+        legged.update(problem, t, x)
+        assert np.abs(np.asarray(legged.robot.kinematics_velocity(problem.x0))).max() < 1e-10
+        assert not np.allclose(problem.x0[legged.robot.nq :], 0.0)

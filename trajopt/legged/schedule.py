@@ -168,6 +168,20 @@ GAIT_OFFSETS = {
 }
 
 
+#: Phase offsets of a biped's gaits by the side of the sole ("L", "R"): in a ``walk`` the soles alternate.
+BIPED_OFFSETS = {"walk": {"L": 0.0, "R": 0.5}}
+
+
+def walk(sides: Sequence[str], foot_names: Sequence[str], dt: float = 0.04, period: float = 0.72, duty_factor: float = 0.6, cycles: int = 1) -> ContactSchedule:
+    """A biped's walk: each contact point (``foot_names``, e.g. a sole's corners) stands with its sole's side
+    (``sides``, "L" or "R") at the phase offsets of :data:`BIPED_OFFSETS`; the soles alternate, both down for
+    ``duty_factor - 1/2`` of the period twice a cycle."""
+    if len(sides) != len(foot_names) or any(side not in ("L", "R") for side in sides):
+        raise ValueError(f"sides: expected 'L' or 'R' for each of the {len(foot_names)} contact points, got {list(sides)}")
+    offsets = [BIPED_OFFSETS["walk"][side] for side in sides]
+    return periodic_schedule(foot_names, offsets, duty_factor, period, dt, cycles, "walk")
+
+
 def gait(
     name: str,
     dt: float = 0.02,

@@ -11,9 +11,10 @@ A :class:`GaitSchedule` is a list of ``(start, gait)`` segments. A
 the next boundary of the running gait's cycle at or after the requested time
 (the duty factors exceed one half, so at a boundary every foot stands: no
 swing is cut short, and ``stand -> trot -> stand`` starts and ends on four
-feet); the new gait's cycle starts there. A robot without leg roles (the
-humanoid, whose contact points are its soles' corners) has gaits that stand
-only. It answers the stance of each foot
+feet); the new gait's cycle starts there. A biped (a robot whose contact
+points name their sole's side, ``sole_sides``: the humanoid's corners) walks
+with the gaits of :data:`BIPED_GAITS`, the corners of a sole together; a
+quadruped with the others; any robot stands. It answers the stance of each foot
 at any times and the lift-off and touchdown times of a swing. Its
 ``advance`` (s, 0 at first) runs the whole timeline ahead of the clock: the
 stance at ``t`` is the schedule's at ``t + advance`` (a receding horizon
@@ -29,12 +30,15 @@ import numpy as np
 from models.quadruped import LEG_ROLES
 
 from ..legged.scaling import GaitScale
-from ..legged.schedule import GAIT_OFFSETS
+from ..legged.schedule import BIPED_OFFSETS, GAIT_OFFSETS
 
 #: Gaits by name: the Go1's period (s) and duty factor. The trot's period is the receding horizon's
 #: length (:data:`trajopt.mpc.legged.DEFAULT_HORIZON`, 0.4 s), so that a horizon starting anywhere in
 #: the cycle holds the next touchdown of both diagonal pairs (pushes recovered: docs/design/mpc.md).
-GAITS = {"stand": (0.5, 1.0), "trot": (0.4, 0.6), "pace": (0.5, 0.6), "bound": (0.5, 0.6)}
+GAITS = {"stand": (0.5, 1.0), "trot": (0.4, 0.6), "pace": (0.5, 0.6), "bound": (0.5, 0.6), "walk": (0.6, 0.6)}
+#: The gaits of bipeds (``walk``: the soles alternate, both down for a tenth of the period twice a cycle) and the phase
+#: offset of each sole's side ("L", "R").
+BIPED_GAITS = BIPED_OFFSETS
 
 
 @dataclass(frozen=True)
@@ -82,15 +86,23 @@ class GaitTimeline:
     ``period`` (s), duty factor and offsets (nc,) in the robot's foot order."""
 
     def __init__(self, schedule: GaitSchedule, robot: Any) -> None:
-        roles = getattr(robot, "leg_roles", None)
+        roles, sides = getattr(robot, "leg_roles", None), getattr(robot, "sole_sides", None)
         self.gaits = schedule.gaits()
         self.duty = np.array([GAITS[g][1] for g in self.gaits])
-        if roles is None and np.any(self.duty < 1.0):
-            walking = next(g for g, d in zip(self.gaits, self.duty) if d < 1.0)
-            raise ValueError(f"robot: {robot.name} has no leg roles (front/hind, left/right) to key the gait {walking!r} by; it can only stand")
+        walking = [g for g, d in zip(self.gaits, self.duty) if d < 1.0]
+        if sides is not None:
+            wrong = [g for g in walking if g not in BIPED_GAITS]
+            if wrong:
+                raise ValueError(f"gaits: {robot.name} is a biped; it walks with {sorted(BIPED_GAITS)}, not {wrong[0]!r}")
+        elif roles is None and walking:
+            raise ValueError(f"robot: {robot.name} has no leg roles (front/hind, left/right) to key the gait {walking[0]!r} by; it can only stand")
+        elif any(g in BIPED_GAITS for g in walking):
+            raise ValueError(f"gaits: {next(g for g in walking if g in BIPED_GAITS)!r} is a biped's gait; {robot.name} has four legs")
         scale = GaitScale.of(robot)
         self.period = np.array([scale.duration(GAITS[g][0]) for g in self.gaits])
-        if roles is None:
+        if sides is not None:
+            self.offsets = np.array([[BIPED_GAITS[g][side] if g in BIPED_GAITS else 0.0 for side in sides] for g in self.gaits])
+        elif roles is None:
             self.offsets = np.zeros((len(self.gaits), robot.nc))
         else:
             order = [LEG_ROLES.index(role) for role in roles]

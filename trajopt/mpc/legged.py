@@ -57,7 +57,11 @@ The KKT contact dynamics hold a stance foot's acceleration at zero, not its
 velocity, so a foot that lands with some velocity (in soft contacts) would
 have it carried through the whole stance. Feet that have stood longer keep
 their measured velocity, so that the slow creep of a standing foot stays
-visible to the controller.
+visible to the controller; but a standing sole's corners (points sharing a
+rigid body) lose theirs at every tick: MuJoCo's soft contacts let a sole
+rock, and a rocking sole that the horizon holds rigid kept rocking in the
+prediction (the G1 fell after every lateral push of 4 N s in 5 trials, and
+recovered from all 5 with the projection; docs/design/mpc.md).
 
 The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
 at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a
@@ -336,6 +340,10 @@ class LeggedMPC:
         self.x_stand = robot.init_state()
         self.height = float(self.x_stand[2])
         self.hips = self._hip_offsets()
+        parents = robot.contact_parents()
+        #: the contact points that share a rigid body with others (a sole's corners), whose measured velocities in stance are always projected out
+        self._sole_corners = np.array([parents.count(p) > 1 for p in parents])
+        self._sole_bodies = [[i for i, q in enumerate(parents) if q == p] for p in dict.fromkeys(parents) if parents.count(p) > 1]
         forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / robot.nc], robot.nc)
         self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
         name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"
@@ -485,7 +493,7 @@ class LeggedMPC:
         times = t + h * np.arange(N)
         masks = self.stance(times + 0.5 * h)
         past = self.stance(t - np.linspace(0.0, self.settle_time, int(np.ceil(self.settle_time / h)) + 1))
-        self._landed = masks[0] & ~past.all(axis=0)  # in stance, but swinging at some time of the last settle_time
+        self._landed = masks[0] & (~past.all(axis=0) | self._sole_corners)  # in stance, but swinging at some time of the last settle_time; a sole's corners always
         problem.x0 = x = self.initial_state(problem, t, x)
         problem.dynamics_params = masks.astype(float)
         self.friction.raw_params = problem.dynamics_params[: N - 1]
@@ -510,8 +518,10 @@ class LeggedMPC:
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
         heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, nc) of the footholds aimed at; NaN where none
-        self.foot_height.lower, self.foot_height.upper = np.where(touchdown, heights, -np.inf), np.where(touchdown, heights, np.inf)
-        rest = np.repeat(touchdown, 3, axis=1)
+        rows = self._landing_rows(feet_now)
+        touchdown_heights = touchdown & rows[:, 2]
+        self.foot_height.lower, self.foot_height.upper = np.where(touchdown_heights, heights, -np.inf), np.where(touchdown_heights, heights, np.inf)
+        rest = np.repeat(touchdown, 3, axis=1) & rows.ravel()
         self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
         if self.foothold_box is not None:
             lower, upper = np.full((N - 1, 2 * self.robot.nc), -np.inf), np.full((N - 1, 2 * self.robot.nc), np.inf)
@@ -522,6 +532,21 @@ class LeggedMPC:
         self.state_cost.x_ref = X
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
+
+    def _landing_rows(self, feet: np.ndarray) -> np.ndarray:
+        """Which velocity rows (x, y, z) of each contact point (nc, 3) the touchdown holds at zero; the z column also says
+        whose height it sets. All of a point alone on its body. Of the corners of a sole (a body's points, at ``feet`` (nc, 3)
+        now), six independent rows: the first corner's three, the second's z and the horizontal axis across the line
+        from the first (the other is fixed by the body's rigidity), the third's z; heights of those three."""
+        rows = np.ones((self.robot.nc, 3), dtype=bool)
+        for body in self._sole_bodies:
+            first, second, third = body[:3]
+            rows[body] = False
+            rows[first] = True
+            across = int(np.argmin(np.abs(feet[second, :2] - feet[first, :2])))  # the axis the line between them crosses
+            rows[second, [across, 2]] = True
+            rows[third, 2] = True
+        return rows
 
     def _capture_offset(self, x: np.ndarray, yaw: float, heading: float) -> np.ndarray:
         """The capture point's offset (3,) from the reference's, ``sqrt(z0 / g) (v - v_ref)`` with the base's velocity

@@ -19,8 +19,8 @@ what ``trajopt mpc NAME`` runs:
   that speed, and :data:`TERRAIN_STANDING_TIME`), in MuJoCo on the terrain
   :func:`trajopt.mujoco.verify` builds; other terrains (stepping stones,
   height maps) are refused with the reason; a humanoid (``humanoid-stand``)
-  stands in the same horizon, its plans applied without their feedback gains
-  (:func:`plans_feedback`);
+  stands in the same horizon, in a plant stepped at :data:`SOLE_PLANT_STEP`
+  (:func:`plant_step`);
 - a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
   ``go1-jump``, ``jump --robot NAME``): its plan solved offline, then followed
   by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
@@ -76,6 +76,12 @@ PLAN_STANDING_TIME = 2.0
 #: A jump task's torque weight (:class:`~trajopt.mpc.legged.LeggedMPCWeights`' ``torque`` elsewhere): its horizon follows
 #: the plan's torques ten times more closely; with the gaits' weight some landings folded a front leg (docs/design/mpc.md).
 PLAN_TORQUE_WEIGHT = 1e-2
+#: The time step (s) of a legged robot's plant (MuJoCo or our KKT plant), which applies the plan's feedback law at every step.
+PLANT_STEP = 1e-3
+#: The plant's time step (s) for a robot whose contact points share a rigid body (the humanoid's soles): stepped at 1 ms,
+#: the feedback law's velocity gains on the G1's light ankle links made its joints shake (85 rad/s within 20 ms) and every
+#: QP failed; at 0.5 ms they stood (docs/design/mpc.md).
+SOLE_PLANT_STEP = 5e-4
 #: Knots per second of a tracking problem's horizon.
 TRACKING_KNOTS_PER_SECOND = 20
 #: Weight of a tracking horizon's terminal cost, relative to its running cost.
@@ -102,13 +108,9 @@ class MPCTask:
     duration: Optional[float] = None
     #: the terrain its plant stands on (:class:`trajopt.terrain.Terrain`; ``None``: the flat ground)
     terrain: Any = None
-    #: whether its plans carry Riccati feedback gains (:class:`~trajopt.mpc.MPC`'s ``feedback``; :func:`plans_feedback`)
-    feedback: bool = True
 
     def controller(self, **options: Any) -> MPC:
-        """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...; ``feedback``
-        defaults to the task's)."""
-        options.setdefault("feedback", self.feedback)
+        """The :class:`~trajopt.mpc.MPC` of this task (``options``: its mode, solver, budget, ...)."""
         return MPC(self.problem, update=self.update, on_reset=self.on_reset, initial_state=self.initial_state, **options)
 
 
@@ -204,16 +206,14 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
     x0 = problem.x0.copy() if terrain is not None else legged.x_stand.copy()  # on a terrain, the plan's start: its feet on the ground
     plant = _legged_plant(problem, legged, x0, terrain)
     name = f"{problem.name}-mpc" if terrain is not None else legged.problem.name  # the slope's own name, not its gait's
-    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain, feedback=plans_feedback(controller))
+    return MPCTask(name, legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration, terrain=terrain)
 
 
-def plans_feedback(robot: Any) -> bool:
-    """Whether the plans of ``robot``'s receding horizon carry their Riccati gains: not when contact points share a
-    rigid body (the humanoid's sole corners). Applied at the plant's 1 kHz between ticks, the G1's gains (up to
-    about 900 N m per unit of state error) shook its ankles and every QP failed from the first tick; without
-    them it stood (docs/design/mpc.md)."""
+def plant_step(robot: Any) -> float:
+    """The time step (s) of a legged robot's plant by default: :data:`PLANT_STEP`, or :data:`SOLE_PLANT_STEP` when its
+    contact points share a rigid body (the humanoid's soles)."""
     parents = robot.contact_parents()
-    return len(set(parents)) == len(parents)
+    return PLANT_STEP if len(set(parents)) == len(parents) else SOLE_PLANT_STEP
 
 
 def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
@@ -237,10 +237,12 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
 
 
 def _legged_plant(problem: LeggedProblem, legged: LeggedMPC, x0: np.ndarray, terrain: Any) -> Callable[..., Any]:
-    """The plant factory of a legged task: MuJoCo (on ``terrain``, or the floor at ``z = 0``), a user's MJCF, or our KKT plant."""
+    """The plant factory of a legged task: MuJoCo (on ``terrain``, or the floor at ``z = 0``), a user's MJCF, or our KKT plant,
+    stepped at ``dt`` (s; default :func:`plant_step`)."""
     robot = problem.robot
 
-    def plant(sim: str = "mujoco", dt: float = 1e-3, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
+    def plant(sim: str = "mujoco", dt: Optional[float] = None, contact: str = "realistic", payload: float = 0.0, mu: Optional[float] = None, mjcf: Optional[str] = None, joint_map: Optional[dict] = None, servos: str = "motor") -> Any:
+        dt = plant_step(robot) if dt is None else dt
         if mjcf is not None:  # the user's own MuJoCo model of the robot: it defines its contacts, masses and step
             if sim != "mujoco" or payload or mu is not None or contact != "realistic":
                 raise ValueError("mjcf: the file is the whole plant (its contacts, masses, friction); give no sim, contact, payload or mu with it")

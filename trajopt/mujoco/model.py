@@ -69,7 +69,7 @@ from lie import quat_to_rot
 from models.model import GRAVITY
 from models.orders import BASE_CONFIG_NAMES, BASE_VEL_NAMES, StateOrder, conversion_indices
 
-from .sources import spec_from_pinocchio, spec_from_urdf, urdf_foot_radius
+from .sources import contact_link, spec_from_pinocchio, spec_from_urdf, urdf_foot_radius
 from .terrain import BODY_BITS, FOOT_BITS, LINK_TERRAIN, add_body_collisions, add_terrain, foot_radius
 
 #: MuJoCo integrators by name.
@@ -350,7 +350,7 @@ def build_model(
     urdf = getattr(robot, "urdf_path", None)
     if body_collisions and not urdf:
         raise ValueError(f"body_collisions: needs the robot's URDF (its collision shapes); {robot.name} has none")
-    spec, folded = spec_from_urdf(urdf, keep_collisions=body_collisions, drop_collisions_of=robot.kinematics_bodies) if urdf else (spec_from_pinocchio(robot.pin_model), [])
+    spec, folded = spec_from_urdf(urdf, keep_collisions=body_collisions, drop_collisions_of=[contact_link(robot, b) for b in robot.kinematics_bodies]) if urdf else (spec_from_pinocchio(robot.pin_model), [])
     compiler = spec.compiler
     compiler.balanceinertia, compiler.boundmass, compiler.boundinertia = False, 0.0, 0.0
     compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE

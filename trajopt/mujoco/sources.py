@@ -81,6 +81,14 @@ def package_folder(urdf: str, package: str) -> Optional[Path]:
     return next((parent for parent in Path(urdf).resolve().parents if parent.name == package), None)
 
 
+def contact_link(robot: Any, body: str) -> str:
+    """The URDF link of ``robot``'s contact point ``body``: the frame itself (a foot link), or the link an added
+    contact frame sits on (the G1's sole corners: its ankle-roll link)."""
+    model = robot.pin_model
+    frame = model.frames[model.getFrameId(body)]
+    return model.frames[frame.parentFrame].name if frame.type == pin.FrameType.OP_FRAME else body
+
+
 def urdf_foot_radius(robot: Any) -> Optional[float]:
     """The contact radius (m) of ``robot``'s feet in its URDF: the radius of the first foot link's collision
     sphere (for a contact point that is a frame added on a link, such as the G1's sole corners, that link's
@@ -93,9 +101,7 @@ def urdf_foot_radius(robot: Any) -> Optional[float]:
     if not urdf:
         return None
     model = robot.pin_model
-    frame = model.frames[model.getFrameId(foot)]
-    link = foot if frame.type != pin.FrameType.OP_FRAME else model.frames[frame.parentFrame].name  # an added contact frame: its link
-    radius = urdf_sphere_radius(urdf, link)
+    radius = urdf_sphere_radius(urdf, contact_link(robot, foot))
     if radius is not None:
         return radius
     package = package_folder(urdf, "example-robot-data")  # its meshes are named package://example-robot-data/...

@@ -1,0 +1,110 @@
+"""The G1 humanoid under MPC in MuJoCo: standing, pushes, walking and turning.
+
+Closed loops of :mod:`trajopt.mpc` (real-time iteration, 50 Hz, the G1 with
+its waist and arms locked, its soles' corners as contacts, functions compiled
+to C) in MuJoCo with its default contacts (the URDF's 5 mm sole spheres, joint
+damping and friction), the plant stepped at 0.5 ms. Plans reach the plant one
+tick (20 ms) after their state was measured (``--delay tick``): the tick is
+not real-time on this machine. Sections (``--sections``):
+
+- ``stand``: ``humanoid-stand`` for 20 s: fall or not, base drift, tick p50 /
+  p99, failed QPs;
+- ``push``: ``--trials`` lateral pushes (0.1 s, along +y) per velocity change
+  (``--velocities``, m/s; the impulse is the robot's mass times it), at random
+  times 2-3 s into ``humanoid-stand`` (standing) and ``humanoid-walk`` (stepping
+  in place), each run 3 s past its push: recovered or not;
+- ``walk``: ``humanoid-walk`` for 10 s forward at 0.3 m/s, and turning in place
+  at 0.3 rad/s: RMS error of the commanded component after 2 s (the helpers of
+  ``bench/locomotion.py``), fall or not, tick p50 / p99.
+
+    python bench/humanoid_mpc.py [--sections stand,push,walk] [--trials 20] [--velocities 0.5,1.0] [--seed 0]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import problems  # noqa: E402
+from bench.locomotion import tracking_error  # noqa: E402
+from trajopt.mpc.commands import Command  # noqa: E402
+from trajopt.mpc.disturbances import Push  # noqa: E402
+from trajopt.mpc.loop import run_closed_loop  # noqa: E402
+from trajopt.mpc.report import loop_statistics  # noqa: E402
+from trajopt.mpc.tasks import mpc_task  # noqa: E402
+
+SECTIONS = ("stand", "push", "walk")
+_CONTROLLERS: dict = {}
+
+
+def run(name: str, command: Command, duration: float, disturbances: tuple = ()) -> tuple:
+    """One closed loop of the registered problem ``name`` under ``command`` (its task and controller built once)."""
+    key = (name, tuple(command.as_array()))
+    if key not in _CONTROLLERS:
+        task = mpc_task(problems.get(name), commands=command)
+        _CONTROLLERS[key] = task, task.controller(mode="rti", compile=True)
+    task, mpc = _CONTROLLERS[key]
+    result = run_closed_loop(mpc, task.plant(), duration, 50.0, delay="tick", disturbances=disturbances)
+    return task, result, loop_statistics(result, task.problem.model)
+
+
+def outcome(s) -> str:
+    return f"fell at {s.fall_time:.2f} s ({s.fall_reason})" if s.fell else "no fall"
+
+
+def stand_section(args: argparse.Namespace) -> None:
+    print("\n## stand: humanoid-stand, 20 s, delay tick")
+    task, result, s = run("humanoid-stand", Command(), 20.0)
+    drift = float(np.linalg.norm(result.states[-1][:2] - result.states[0][:2]))
+    print(f"{outcome(s)}; drift {100 * drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms; failed {s.failed}", flush=True)
+
+
+def push_section(args: argparse.Namespace) -> None:
+    rng = np.random.default_rng(args.seed)
+    mass = problems.get("humanoid-stand").robot.mass
+    print(f"\n## push: lateral, 0.1 s, {args.trials} trials at random times in 2-3 s, delay tick (G1 {mass:.1f} kg)")
+    times = rng.uniform(2.0, 3.0, size=args.trials)
+    for name in ("humanoid-stand", "humanoid-walk"):
+        for velocity in args.velocities:
+            impulse = mass * velocity
+            recovered, ticks = 0, []
+            for start in times:
+                _, _, s = run(name, Command(), start + 3.0, (Push(impulse, 90.0, float(start)),))
+                recovered += not s.fell
+                ticks.append((s.p50, s.p99))
+            p50, p99 = np.median(ticks, axis=0)
+            print(f"{name:15s} {velocity:.2f} m/s ({impulse:4.1f} N s): {100 * recovered / args.trials:.0f} % ({recovered}/{args.trials}); tick p50 / p99 {1e3 * p50:.1f} / {1e3 * p99:.1f} ms (median over runs)", flush=True)
+
+
+def walk_section(args: argparse.Namespace) -> None:
+    print("\n## walk: humanoid-walk, 10 s, RMS after 2 s, delay tick")
+    for label, command in (("forward 0.3 m/s", Command(0.3)), ("turn 0.3 rad/s", Command(0.0, 0.0, 0.3))):
+        task, result, s = run("humanoid-walk", command, 10.0)
+        error = tracking_error(task, result, command) if not s.fell else float("nan")
+        print(f"{label:16s} RMS error {error:.3f}  {outcome(s)}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}, failed {s.failed}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sections", default=",".join(SECTIONS))
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--velocities", default="0.5,1.0", help="base velocity changes of the push section (m/s)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    args.velocities = [float(v) for v in args.velocities.split(",")]
+    sections = args.sections.split(",")
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        parser.error(f"--sections: unknown {unknown}; expected some of {list(SECTIONS)}")
+    runs = {"stand": stand_section, "push": push_section, "walk": walk_section}
+    for section in sections:
+        runs[section](args)
+
+
+if __name__ == "__main__":
+    main()
