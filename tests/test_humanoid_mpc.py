@@ -214,3 +214,40 @@ def test_standing_soles_lose_their_measured_velocity():
         legged.update(problem, t, x)
         assert np.abs(np.asarray(legged.robot.kinematics_velocity(problem.x0))).max() < 1e-10
         assert not np.allclose(problem.x0[legged.robot.nq :], 0.0)
+
+
+def test_biped_commands_are_clamped_to_what_it_walked(g1):
+    """Beyond BIPED_LIMITS, one warning per clamped component and the command clamped."""
+    from trajopt.mpc.commands import BIPED_LIMITS, Command, clamp, command_limits
+
+    limits = command_limits(g1)
+    assert limits.tolist() == list(BIPED_LIMITS)
+    with pytest.warns(UserWarning) as caught:
+        clamped = clamp(Command(0.5, 0.1, -0.2), limits)
+    assert [str(w.message).split(" = ")[0] for w in caught] == ["command: vx", "command: vy"]
+    assert clamped.as_array().tolist() == [BIPED_LIMITS[0], 0.0, -0.2]
+
+
+def test_closed_loop_plot_shows_the_centre_of_pressure_within_the_soles():
+    """A short loop in MuJoCo (0.3 s of humanoid-walk, uncompiled): its figure has the centre-of-pressure panel, whose
+    points lie within the stance corners' extent."""
+    pytest.importorskip("mujoco")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from trajopt.mpc.loop import run_closed_loop
+    from trajopt.plotting.mpc import plot_closed_loop
+
+    task = mpc_task(problems.get("humanoid-walk"))
+    result = run_closed_loop(task.controller(mode="rti", compile=False), task.plant(), 0.3, 50.0, delay="tick")
+    assert not result.fell
+    fig = plot_closed_loop(result, task)
+    ax = next(a for a in fig.axes if a.get_ylabel() == "from the base [m]")
+    bands = [c for c in ax.collections if c.get_label().startswith("stance corners")]
+    points = [line for line in ax.lines if line.get_label().startswith("centre of pressure")]
+    assert len(bands) == 2 and len(points) == 2
+    for band, line in zip(bands, points):
+        y = line.get_ydata()
+        (outline,) = band.get_paths()
+        lo, hi = outline.vertices[:, 1].min(), outline.vertices[:, 1].max()
+        assert len(y) >= 10 and np.all((y >= lo - 1e-9) & (y <= hi + 1e-9))

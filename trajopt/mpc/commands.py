@@ -8,7 +8,8 @@ commands: each row applies from its time ``t`` (s) until the next row's
 vy, yaw_rate`` and, optionally, ``gait``). Commands beyond what the robot
 can do are clamped to :func:`command_limits` (the Go1's, scaled to the
 robot's legs by dynamic similarity: speeds by ``sqrt(s)``, rates by
-``1 / sqrt(s)``, ``s = L / L_Go1``) with one warning naming the limit.
+``1 / sqrt(s)``, ``s = L / L_Go1``; a biped's are :data:`BIPED_LIMITS`) with
+one warning naming the limit.
 
 The optional ``gait`` column gives a :class:`~trajopt.mpc.gaits.GaitSchedule`.
 """
@@ -28,6 +29,10 @@ from .gaits import GaitSchedule
 
 #: The Go1's command limits: forward and lateral speed (m/s), yaw rate (rad/s).
 GO1_LIMITS = (0.8, 0.4, 1.0)
+#: A biped's command limits (the G1's, robots with ``sole_sides``): forward and lateral speed (m/s), yaw rate (rad/s).
+#: What its receding horizon walked in MuJoCo: forward 0.3 m/s and turning in place at 0.3 rad/s; it fell walking at
+#: 0.4 m/s and sideways at 0.1 m/s (docs/design/mpc.md).
+BIPED_LIMITS = (0.3, 0.0, 0.3)
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,10 @@ class Command:
 
 def command_limits(robot: object) -> np.ndarray:
     """``|vx|, |vy|, |yaw_rate|`` limits (3,) of ``robot``: the Go1's (:data:`GO1_LIMITS`) scaled to its legs,
-    speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over the Go1's."""
+    speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over the Go1's; a biped's
+    (``sole_sides``) :data:`BIPED_LIMITS`."""
+    if getattr(robot, "sole_sides", None) is not None:
+        return np.array(BIPED_LIMITS, dtype=float)
     scale = GaitScale.of(robot)
     return np.array([GO1_LIMITS[0] * math.sqrt(scale.length), GO1_LIMITS[1] * math.sqrt(scale.length), GO1_LIMITS[2] / math.sqrt(scale.length)])
 

@@ -372,7 +372,7 @@ class LeggedMPC:
 
     def _build(self) -> None:
         robot, model, problem, w = self.robot, self.model, self.problem, self.weights
-        N, nq, nj = problem.N, robot.nq, robot.nv - 6
+        N, nj = problem.N, robot.nv - 6
         nc = robot.nc
         feet = range(nc)
         mu = self.pyramid_coefficient

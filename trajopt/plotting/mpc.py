@@ -22,7 +22,12 @@ Panels over the plant's time (s), pushes shaded red:
   the edge of the horizon's pyramid, ``c = mu / sqrt(2)``:
   :attr:`~trajopt.mpc.legged.LeggedMPC.pyramid_coefficient`) and the
   largest torque over its limit; otherwise the largest control over its
-  bound.
+  bound;
+- bipeds only (the humanoid, whose contact points are its soles' corners):
+  the applied plans' centre of pressure at their first knot (the stance
+  corners' positions weighted by their normal forces), forward and lateral
+  of the base in its heading frame, within the stance corners' extent along
+  each (shaded): where the support polygon lets it go.
 """
 from __future__ import annotations
 
@@ -50,12 +55,16 @@ def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str
     the applied plans' friction and torque (or control) margins; written to ``path`` (PNG, PDF, SVG) when
     given (an existing file only with ``overwrite``)."""
     legged = task.legged is not None
-    fig, axes = plt.subplots(6 if legged else 4, 1, figsize=(9, 17 if legged else 11), sharex=False)
+    biped = legged and getattr(task.legged.robot, "sole_sides", None) is not None
+    rows = 7 if biped else 6 if legged else 4
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 2.8 * rows + 0.2), sharex=False)
     _position(axes[0], result, task)
     (_heading_velocity if legged else _world_velocity)(axes[1], result, task)
     if legged:
         _top_view(axes[2], result, task)
         _gait_diagram(axes[3], result, task)
+    if biped:
+        _centre_of_pressure(axes[4], result, task)
     _tick_times(axes[-2], result)
     _margins(axes[-1], result, task)
     for i, ax in enumerate(axes):
@@ -190,6 +199,31 @@ def _margins(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
         ax.plot(times, usage, ".", markersize=3, label="control / bound")
     ax.axhline(1.0, color="r", linewidth=1)
     ax.set_ylabel("applied plan")
+
+
+def _centre_of_pressure(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    ticks = [r for r in result.log if r.success and np.any(r.params > 0.5)]
+    robot, model = task.legged.robot, task.problem.model
+    times, cop, lower, upper = [], [], [], []
+    for r in ticks:
+        standing = r.params > 0.5
+        normal = np.asarray(model.contact_solution(r.state, r.control, r.params)[1]).reshape(-1, 3)[standing, 2]
+        if normal.sum() <= 0:
+            continue
+        yaw = float(quat_to_euler_zyx(robot.base_orientation(r.state))[0])
+        to_heading = np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]])
+        corners = (np.asarray(robot.kinematics(r.state)).reshape(-1, 3)[standing, :2] - robot.base_position(r.state)[:2]) @ to_heading.T
+        times.append(r.t)
+        cop.append(normal @ corners / normal.sum())
+        lower.append(corners.min(axis=0))
+        upper.append(corners.max(axis=0))
+    if not times:
+        return
+    cop, lower, upper = np.array(cop), np.array(lower), np.array(upper)
+    for k, (label, color) in enumerate((("forward", "C0"), ("lateral", "C1"))):
+        ax.fill_between(times, lower[:, k], upper[:, k], step="mid", color=color, alpha=0.15, label=f"stance corners, {label}")
+        ax.plot(times, cop[:, k], ".", color=color, markersize=3, label=f"centre of pressure, {label}")
+    ax.set_ylabel("from the base [m]")
 
 
 def _shade_pushes(ax: Any, result: ClosedLoopResult) -> None:
