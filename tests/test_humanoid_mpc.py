@@ -116,7 +116,6 @@ def test_two_points_on_a_body_are_refused():
 
 def test_go1_keeps_its_own_contact_dynamics():
     """Point feet on separate bodies: no projector, the rigid KKT system of before."""
-    assert ContactDynamics(Go1(), "contact").kkt.n_instructions() > 0
     from models.multibody.contact import ContactKKT
 
     go1 = Go1()
@@ -127,7 +126,7 @@ def test_go1_keeps_its_own_contact_dynamics():
 def test_locked_humanoid_model(g1):
     assert (g1.nq, g1.nv, g1.nu) == (19, 18, 12)
     assert len(g1.welded_joints) == 17 and "waist_yaw_joint" in g1.welded_joints
-    assert g1.orders["mujoco"].torque_names == g1.orders["nominal"].torque_names or set(g1.orders["mujoco"].torque_names) == set(g1.orders["nominal"].torque_names)
+    assert sorted(g1.orders["mujoco"].torque_names) == sorted(g1.joint_names) and len(g1.joint_names) == 12  # the welded joints left out
     x = g1.init_state()
     assert np.abs(g1.contact_heights(x)).max() < 1e-12
     joints = dict(zip(g1.joint_names, x[7 : g1.nq]))

@@ -16,7 +16,8 @@ and ``Lambda = J M^-1 J^T`` the forces solve the masked operational-space system
     (S Lambda S + I - S) f = -S (J M^-1 (tau - C) + gamma),      a = M^-1 (tau - C + J^T f),
 
 whose matrix is symmetric positive definite whenever the stance Jacobian rows
-are independent.
+are independent. ``M^-1`` is applied through the tree-sparse factorization of
+:mod:`.ltl`, the small dense system by :func:`.aba.solve_ldlt`.
 
 Several points of one rigid body (the corners of a sole) have dependent rows:
 forces with no net wrench on the body (internal forces, ``f`` in the null
@@ -35,8 +36,8 @@ forces to zero; ``S P S`` joins the matrix above and ``gamma`` its part
 ``(I - P) gamma`` (a rotating body's corners accelerate towards each other,
 which ``J a`` cannot cancel). This assumes a body's points stand or swing
 together (one mask value per body) and at least three of them not on a line.
-With no shared body the system is the one above. ``M^-1`` is applied through the tree-sparse factorization of
-:mod:`.ltl`, the small dense system by :func:`.aba.solve_ldlt`.
+With soles at rest this is pinocchio's 6D contact of each body. With no
+shared body the system is the one above.
 
 Derivatives use the identity ``R(x, u, a(x, u), f(x, u)) = 0`` with
 

@@ -36,8 +36,8 @@ from ..legged.schedule import BIPED_OFFSETS, GAIT_OFFSETS
 #: length (:data:`trajopt.mpc.legged.DEFAULT_HORIZON`, 0.4 s), so that a horizon starting anywhere in
 #: the cycle holds the next touchdown of both diagonal pairs (pushes recovered: docs/design/mpc.md).
 GAITS = {"stand": (0.5, 1.0), "trot": (0.4, 0.6), "pace": (0.5, 0.6), "bound": (0.5, 0.6), "walk": (0.6, 0.6)}
-#: The gaits of bipeds (``walk``: the soles alternate, both down for a tenth of the period twice a cycle) and the phase
-#: offset of each sole's side ("L", "R").
+#: The gaits of bipeds (``walk``: the soles alternate, both down for a tenth of the period twice a cycle; its period in
+#: :data:`GAITS` is in the Go1's units like the others', 0.74 s on the G1) and the phase offset of each sole's side ("L", "R").
 BIPED_GAITS = BIPED_OFFSETS
 
 

@@ -1,4 +1,4 @@
-"""Receding-horizon gaits for any quadruped, and a humanoid standing: one NLP for every tick, the gait's phase in its data.
+"""Receding-horizon gaits for any quadruped and for the humanoid: one NLP for every tick, the gait's phase in its data.
 
 :class:`LeggedMPC` builds the horizon problem once and updates its data at
 every tick (:meth:`LeggedMPC.update`, the :class:`~trajopt.mpc.MPC`'s
@@ -158,8 +158,12 @@ starts had to be interpolated.
 A humanoid's contact points are its soles' corners (:class:`models.Humanoid`
 with four contacts per foot): the KKT contact dynamics give the corners of a
 sole the least forces that hold it (:mod:`models.multibody.contact`), every
-per-foot quantity above is per corner, and its gaits stand only
-(:class:`~trajopt.mpc.gaits.GaitTimeline`).
+per-foot quantity above is per corner (the vertical-force reference is
+``m g / nc`` per point; each corner's force in its pyramid keeps the sole's
+centre of pressure inside the diamond through its edges' midpoints), a
+landing sole holds six independent rows of its corners' velocities and three
+heights (``LeggedMPC._landing_rows``), and it walks with a biped's gait
+(:data:`~trajopt.mpc.gaits.BIPED_GAITS`).
 
 Design notes, with the measurements behind each choice: docs/design/mpc.md.
 """
@@ -244,9 +248,9 @@ class LeggedMPC:
     ----------
     robot:
         A :class:`models.LeggedRobot` (``Go1``, ``LeggedRobot.from_robot_data(...)``) with four feet, or a
-        :class:`models.Humanoid` with four contacts per sole (standing only).
+        :class:`models.Humanoid` with four contacts per sole.
     gaits:
-        A gait name (``"stand"``, ``"trot"``, ``"pace"``, ``"bound"``) or a :class:`GaitSchedule`.
+        A gait name (``"stand"``, ``"trot"``, ``"pace"``, ``"bound"``; ``"walk"`` for a biped) or a :class:`GaitSchedule`.
     commands:
         A :class:`Command` or a :class:`CommandProfile` (default: stand still), clamped to
         :func:`~trajopt.mpc.commands.command_limits` with a warning.

@@ -18,9 +18,9 @@ what ``trajopt mpc NAME`` runs:
   standing there (``duration``: :data:`TERRAIN_TIME_FACTOR` times the walk at
   that speed, and :data:`TERRAIN_STANDING_TIME`), in MuJoCo on the terrain
   :func:`trajopt.mujoco.verify` builds; other terrains (stepping stones,
-  height maps) are refused with the reason; a humanoid (``humanoid-stand``)
-  stands in the same horizon, in a plant stepped at :data:`SOLE_PLANT_STEP`
-  (:func:`plant_step`);
+  height maps) are refused with the reason; a humanoid (``humanoid-stand``,
+  ``humanoid-walk``) stands and walks in the same horizon, in a plant stepped
+  at :data:`SOLE_PLANT_STEP` (:func:`plant_step`);
 - a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
   ``go1-jump``, ``jump --robot NAME``): its plan solved offline, then followed
   by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
