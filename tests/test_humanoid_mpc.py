@@ -1,5 +1,5 @@
 """The humanoid in a receding horizon: the G1 with locked joints, its soles' corners in the KKT contact dynamics,
-and ``trajopt mpc humanoid-stand``.
+the biped's walk, and the tasks of ``trajopt mpc humanoid-stand`` and ``humanoid-walk``.
 
 Oracles: pinocchio's ``constraintDynamics`` with a 6D contact per sole (accelerations and each sole's force,
 1e-9, with the soles at rest: there the corners' rigid motion and the sole's coincide) and central differences
