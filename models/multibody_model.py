@@ -272,6 +272,13 @@ class MultibodyModel(LieGroupModel):
         model = self.pin_model
         return tuple(model.frames[model.getFrameId(b)].parentJoint for b in self.kinematics_bodies)
 
+    def shared_contacts(self) -> List[List[int]]:
+        """The contact points (indices into the kinematics bodies) grouped by the rigid body they share, for the bodies
+        that carry two or more (a sole's corners), in the order of their first points; empty when every contact is
+        alone on its body (point feet)."""
+        parents = self.contact_parents()
+        return [[i for i, q in enumerate(parents) if q == p] for p in dict.fromkeys(parents) if parents.count(p) > 1]
+
     def lie_state(self) -> LieState:
         """Layout ``[x, y, z, quat, rest]`` (floating) or a plain vector (fixed base).
 

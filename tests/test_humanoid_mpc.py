@@ -125,6 +125,7 @@ def test_go1_keeps_its_own_contact_dynamics():
 
 def test_locked_humanoid_model(g1):
     assert (g1.nq, g1.nv, g1.nu) == (19, 18, 12)
+    assert g1.shared_contacts() == [[0, 1, 2, 3], [4, 5, 6, 7]] and Go1().shared_contacts() == []
     assert len(g1.welded_joints) == 17 and "waist_yaw_joint" in g1.welded_joints
     assert sorted(g1.orders["mujoco"].torque_names) == sorted(g1.joint_names) and len(g1.joint_names) == 12  # the welded joints left out
     x = g1.init_state()

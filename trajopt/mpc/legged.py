@@ -344,10 +344,9 @@ class LeggedMPC:
         self.x_stand = robot.init_state()
         self.height = float(self.x_stand[2])
         self.hips = self._hip_offsets()
-        parents = robot.contact_parents()
+        self._sole_bodies = robot.shared_contacts()
         #: the contact points that share a rigid body with others (a sole's corners), whose measured velocities in stance are always projected out
-        self._sole_corners = np.array([parents.count(p) > 1 for p in parents])
-        self._sole_bodies = [[i for i, q in enumerate(parents) if q == p] for p in dict.fromkeys(parents) if parents.count(p) > 1]
+        self._sole_corners = np.isin(np.arange(robot.nc), [i for body in self._sole_bodies for i in body])
         forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / robot.nc], robot.nc)
         self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
         name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"

@@ -212,8 +212,7 @@ def _legged_task(problem: LeggedProblem, horizon: Optional[float], commands: Any
 def plant_step(robot: Any) -> float:
     """The time step (s) of a legged robot's plant by default: :data:`PLANT_STEP`, or :data:`SOLE_PLANT_STEP` when its
     contact points share a rigid body (the humanoid's soles)."""
-    parents = robot.contact_parents()
-    return PLANT_STEP if len(set(parents)) == len(parents) else SOLE_PLANT_STEP
+    return SOLE_PLANT_STEP if robot.shared_contacts() else PLANT_STEP
 
 
 def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:

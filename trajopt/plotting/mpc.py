@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from lie import quat_to_euler_zyx
+from lie import quat_to_euler_zyx, yaw_to_rot
 
 from ..mpc.footholds_taken import footholds_taken
 from ..mpc.log import base_motion
@@ -210,9 +210,8 @@ def _centre_of_pressure(ax: Any, result: ClosedLoopResult, task: MPCTask) -> Non
         normal = np.asarray(model.contact_solution(r.state, r.control, r.params)[1]).reshape(-1, 3)[standing, 2]
         if normal.sum() <= 0:
             continue
-        yaw = float(quat_to_euler_zyx(robot.base_orientation(r.state))[0])
-        to_heading = np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]])
-        corners = (np.asarray(robot.kinematics(r.state)).reshape(-1, 3)[standing, :2] - robot.base_position(r.state)[:2]) @ to_heading.T
+        to_world = yaw_to_rot(float(quat_to_euler_zyx(robot.base_orientation(r.state))[0]))[:2, :2]
+        corners = (np.asarray(robot.kinematics(r.state)).reshape(-1, 3)[standing, :2] - robot.base_position(r.state)[:2]) @ to_world  # in the heading frame
         times.append(r.t)
         cop.append(normal @ corners / normal.sum())
         lower.append(corners.min(axis=0))
