@@ -30,8 +30,7 @@ from .gaits import GaitSchedule
 #: The Go1's command limits: forward and lateral speed (m/s), yaw rate (rad/s).
 GO1_LIMITS = (0.8, 0.4, 1.0)
 #: A biped's command limits (the G1's, robots with ``sole_sides``): forward and lateral speed (m/s), yaw rate (rad/s).
-#: What its receding horizon walked in MuJoCo: forward 0.3 m/s and turning in place at 0.3 rad/s; it fell walking at
-#: 0.4 m/s and sideways at 0.1 m/s (docs/design/mpc.md).
+#: What its receding horizon was measured to walk in MuJoCo: faster, sideways or backward it fell (docs/design/mpc.md).
 BIPED_LIMITS = (0.3, 0.0, 0.3)
 
 

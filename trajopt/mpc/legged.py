@@ -60,8 +60,7 @@ their measured velocity, so that the slow creep of a standing foot stays
 visible to the controller; but a standing sole's corners (points sharing a
 rigid body) lose theirs at every tick: MuJoCo's soft contacts let a sole
 rock, and a rocking sole that the horizon holds rigid kept rocking in the
-prediction (the G1 fell after every lateral push of 4 N s in 5 trials, and
-recovered from all 5 with the projection; docs/design/mpc.md).
+prediction, and the pushed G1 fell (docs/design/mpc.md has the trials).
 
 The stance mask of knot ``k`` (time ``t_k = t + k h``) is the gait's stance
 at the middle of interval ``k`` (:class:`~trajopt.mpc.gaits.GaitTimeline`: a

@@ -79,8 +79,8 @@ PLAN_TORQUE_WEIGHT = 1e-2
 #: The time step (s) of a legged robot's plant (MuJoCo or our KKT plant), which applies the plan's feedback law at every step.
 PLANT_STEP = 1e-3
 #: The plant's time step (s) for a robot whose contact points share a rigid body (the humanoid's soles): stepped at 1 ms,
-#: the feedback law's velocity gains on the G1's light ankle links made its joints shake (85 rad/s within 20 ms) and every
-#: QP failed; at 0.5 ms they stood (docs/design/mpc.md).
+#: the feedback law's velocity gains on the G1's light ankle links made its joints shake and every QP failed; at this step
+#: it stood (docs/design/mpc.md has the measurements).
 SOLE_PLANT_STEP = 5e-4
 #: Knots per second of a tracking problem's horizon.
 TRACKING_KNOTS_PER_SECOND = 20
