@@ -1,9 +1,11 @@
-"""The G1 humanoid under MPC in MuJoCo: standing, pushes, walking and turning.
+"""A humanoid (the G1, or Talos) under MPC in MuJoCo: standing, pushes, walking and turning.
 
-Closed loops of :mod:`trajopt.mpc` (real-time iteration, 50 Hz, the G1 with
-its waist and arms locked, its soles' corners as contacts, functions compiled
-to C) in MuJoCo with its default contacts (the URDF's 5 mm sole spheres, joint
-damping and friction), the plant stepped at 0.5 ms. Plans reach the plant one
+Closed loops of :mod:`trajopt.mpc` (real-time iteration, 50 Hz, the humanoid
+of ``--robot`` with every joint but the legs' locked, its soles' corners as
+contacts, functions compiled to C) in MuJoCo with its default contacts (5 mm
+spheres at the sole corners: the G1's URDF spheres, on Talos's flat soles
+:attr:`models.Humanoid.sole_contact_radius`; joint damping and friction),
+the plant stepped at 0.5 ms. Plans reach the plant one
 tick (20 ms) after their state was measured (``--delay tick``): the tick is
 not real-time on this machine. Sections (``--sections``):
 
@@ -17,7 +19,7 @@ not real-time on this machine. Sections (``--sections``):
   at 0.3 rad/s: RMS error of the commanded component after 2 s (the helpers of
   ``bench/locomotion.py``), fall or not, tick p50 / p99.
 
-    python bench/humanoid_mpc.py [--sections stand,push,walk] [--trials 20] [--velocities 0.5,1.0] [--seed 0]
+    python bench/humanoid_mpc.py [--robot g1] [--sections stand,push,walk] [--trials 20] [--velocities 0.5,1.0] [--seed 0]
 """
 from __future__ import annotations
 
@@ -42,11 +44,12 @@ SECTIONS = ("stand", "push", "walk")
 _CONTROLLERS: dict = {}
 
 
-def run(name: str, command: Command, duration: float, disturbances: tuple = ()) -> tuple:
-    """One closed loop of the registered problem ``name`` under ``command`` (its task and controller built once)."""
-    key = (name, tuple(command.as_array()))
+def run(name: str, robot: str, command: Command, duration: float, disturbances: tuple = ()) -> tuple:
+    """One closed loop of the registered problem ``name`` on the humanoid ``robot`` under ``command`` (its task and
+    controller built once)."""
+    key = (name, robot, tuple(command.as_array()))
     if key not in _CONTROLLERS:
-        task = mpc_task(problems.get(name), commands=command)
+        task = mpc_task(problems.get(name, robot=robot), commands=command)
         _CONTROLLERS[key] = task, task.controller(mode="rti", compile=True)
     task, mpc = _CONTROLLERS[key]
     result = run_closed_loop(mpc, task.plant(), duration, 50.0, delay="tick", disturbances=disturbances)
@@ -58,23 +61,23 @@ def outcome(s) -> str:
 
 
 def stand_section(args: argparse.Namespace) -> None:
-    print("\n## stand: humanoid-stand, 20 s, delay tick")
-    task, result, s = run("humanoid-stand", Command(), 20.0)
+    print(f"\n## stand: humanoid-stand --robot {args.robot}, 20 s, delay tick")
+    task, result, s = run("humanoid-stand", args.robot, Command(), 20.0)
     drift = float(np.linalg.norm(result.states[-1][:2] - result.states[0][:2]))
     print(f"{outcome(s)}; drift {100 * drift:.1f} cm; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms; failed {s.failed}", flush=True)
 
 
 def push_section(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(args.seed)
-    mass = problems.get("humanoid-stand").robot.mass
-    print(f"\n## push: lateral, 0.1 s, {args.trials} trials at random times in 2-3 s, delay tick (G1 {mass:.1f} kg)")
+    mass = problems.get("humanoid-stand", robot=args.robot).robot.mass
+    print(f"\n## push: lateral, 0.1 s, {args.trials} trials at random times in 2-3 s, delay tick ({args.robot} {mass:.1f} kg)")
     times = rng.uniform(2.0, 3.0, size=args.trials)
     for name in ("humanoid-stand", "humanoid-walk"):
         for velocity in args.velocities:
             impulse = mass * velocity
             recovered, ticks = 0, []
             for start in times:
-                _, _, s = run(name, Command(), start + 3.0, (Push(impulse, 90.0, float(start)),))
+                _, _, s = run(name, args.robot, Command(), start + 3.0, (Push(impulse, 90.0, float(start)),))
                 recovered += not s.fell
                 ticks.append((s.p50, s.p99))
             p50, p99 = np.median(ticks, axis=0)
@@ -82,15 +85,16 @@ def push_section(args: argparse.Namespace) -> None:
 
 
 def walk_section(args: argparse.Namespace) -> None:
-    print("\n## walk: humanoid-walk, 10 s, RMS after 2 s, delay tick")
+    print(f"\n## walk: humanoid-walk --robot {args.robot}, 10 s, RMS after 2 s, delay tick")
     for label, command in (("forward 0.3 m/s", Command(0.3)), ("turn 0.3 rad/s", Command(0.0, 0.0, 0.3))):
-        task, result, s = run("humanoid-walk", command, 10.0)
+        task, result, s = run("humanoid-walk", args.robot, command, 10.0)
         error = tracking_error(task, result, command) if not s.fell else float("nan")
         print(f"{label:16s} RMS error {error:.3f}  {outcome(s)}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}, failed {s.failed}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--robot", default="g1", help="the humanoid: g1 or talos")
     parser.add_argument("--sections", default=",".join(SECTIONS))
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--velocities", default="0.5,1.0", help="base velocity changes of the push section (m/s)")

@@ -45,6 +45,7 @@ KNOWN_ROBOTS: dict[str, str] = {
     "anymal_c": "anymal_c_simple_description/urdf/anymal.urdf",
     "hyq": "hyq_description/robots/hyq_no_sensors.urdf",
     "g1": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+    "talos": "talos_data/robots/talos_reduced.urdf",
     "bolt": "bolt_description/robots/bolt.urdf",
     "quadrotor": "hector_description/robots/quadrotor_base.urdf",
     "double_pendulum": "double_pendulum_description/urdf/double_pendulum.urdf",

@@ -1,4 +1,4 @@
-"""Humanoid problems: the Unitree G1 shifts its weight, or stands (sole contacts).
+"""Humanoid problems: the Unitree G1 shifts its weight; the G1 or Talos stands and walks (sole contacts).
 
 ``humanoid-shift``: :class:`models.Humanoid` with 4 contact points per sole
 (mu 1.0), standing for 1 s (21 knots, dt 0.05 s), all contacts in stance; the
@@ -7,15 +7,17 @@ base moves ``shift`` (default 6 cm to the left, 3 cm down) and must end there
 velocity and torque limits. It is a :class:`trajopt.legged.LeggedProblem`
 with the ``stand`` schedule, so its cost and constraints are documented there.
 
-``humanoid-stand``: the G1 with its waist and arms locked (nv 18) and its knees
-bent by :data:`STAND_KNEE`, standing still with all sole corners on the
-ground: the problem ``trajopt mpc humanoid-stand`` balances in MuJoCo.
+``humanoid-stand``: a humanoid of :data:`models.humanoid.HUMANOIDS` (``robot``:
+the G1 by default, or Talos) with every lockable joint group locked (the
+G1's waist and arms, Talos's waist, arms and head: nv 18, the legs alone) and
+its knees bent by :data:`STAND_KNEE`, standing still with all sole corners on
+the ground: the problem ``trajopt mpc humanoid-stand`` balances in MuJoCo.
 
 ``humanoid-walk``: the same robot walking ``distance`` forward in ``cycles``
 cycles of :func:`trajopt.legged.schedule.walk` (the soles alternate, each
 corner of a sole with it; 0.72 s per cycle, both soles down a tenth of it
-twice), feet lifted ``apex`` over their swing; ``trajopt mpc humanoid-walk``
-walks the gait in MuJoCo under velocity commands.
+twice), feet lifted ``apex`` over their swing; ``trajopt mpc
+humanoid-walk`` walks the gait in MuJoCo under velocity commands.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from typing import Sequence
 
 from lie import _backend as B
 from models import Humanoid
+from models.humanoid import humanoid_description
 from trajopt.legged import LeggedProblem, gait
 from trajopt.legged.schedule import walk
 
@@ -43,21 +46,26 @@ def humanoid_shift(shift: Sequence[float] = (0.0, 0.06, -0.03), duration: float 
     return LeggedProblem(robot, schedule, displacement=shift, swing_apex=0.0, name="humanoid-shift")
 
 
+def legs_only(robot: str, mu: float, knee: float) -> Humanoid:
+    """The humanoid ``robot`` with every lockable joint group locked (nv 18), four contacts per sole."""
+    return Humanoid(contacts_per_foot=4, mu=mu, locked=tuple(humanoid_description(robot).lockable), knee=knee, robot=robot)
+
+
 @register("humanoid-stand")
-def humanoid_stand(duration: float = 1.0, dt: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE) -> LeggedProblem:
-    """G1 humanoid (waist and arms locked) standing still on bent knees, all sole corners on the ground.
+def humanoid_stand(duration: float = 1.0, dt: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE, robot: str = "g1") -> LeggedProblem:
+    """Humanoid (robot=g1 or talos; legs only, the rest locked) standing still on bent knees, all sole corners down.
 
     ``knee`` is the knee bend (rad) of the standing posture, ``duration`` how long it stands (s)."""
-    robot = Humanoid(contacts_per_foot=4, mu=mu, locked=("waist", "arms"), knee=knee)
-    schedule = gait("stand", dt=dt, period=duration, foot_names=robot.kinematics_bodies)
-    return LeggedProblem(robot, schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, name="humanoid-stand")
+    model = legs_only(robot, mu, knee)
+    schedule = gait("stand", dt=dt, period=duration, foot_names=model.kinematics_bodies)
+    return LeggedProblem(model, schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, name="humanoid-stand")
 
 
 @register("humanoid-walk")
-def humanoid_walk(distance: float = 0.3, cycles: int = 2, dt: float = 0.04, apex: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE) -> LeggedProblem:
-    """G1 humanoid (waist and arms locked) walking 0.3 m forward in two steps of each sole, all corners of a stance sole down.
+def humanoid_walk(distance: float = 0.3, cycles: int = 2, dt: float = 0.04, apex: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE, robot: str = "g1") -> LeggedProblem:
+    """Humanoid (robot=g1 or talos; legs only) walking 0.3 m forward in two steps of each sole, all corners of a stance sole down.
 
     ``distance`` (m) forward in ``cycles`` walking cycles of 0.72 s; ``apex`` the swing soles' height (m)."""
-    robot = Humanoid(contacts_per_foot=4, mu=mu, locked=("waist", "arms"), knee=knee)
-    schedule = walk(robot.sole_sides, robot.kinematics_bodies, dt=dt, cycles=cycles)
-    return LeggedProblem(robot, schedule, displacement=(float(distance), 0.0, 0.0), swing_apex=apex, name="humanoid-walk")
+    model = legs_only(robot, mu, knee)
+    schedule = walk(model.sole_sides, model.kinematics_bodies, dt=dt, cycles=cycles)
+    return LeggedProblem(model, schedule, displacement=(float(distance), 0.0, 0.0), swing_apex=apex, name="humanoid-walk")

@@ -1,18 +1,22 @@
-"""The humanoid in a receding horizon: the G1 with locked joints, its soles' corners in the KKT contact dynamics,
-the biped's walk, and the tasks of ``trajopt mpc humanoid-stand`` and ``humanoid-walk``.
+"""The humanoids in a receding horizon: the G1 and Talos with locked joints, their soles' corners in the KKT contact
+dynamics, the biped's walk, and the tasks of ``trajopt mpc humanoid-stand`` and ``humanoid-walk``.
 
 Oracles: pinocchio's ``constraintDynamics`` with a 6D contact per sole (accelerations and each sole's force,
 1e-9, with the soles at rest: there the corners' rigid motion and the sole's coincide) and central differences
 for the Jacobian identity.
 """
+from pathlib import Path
+
 import casadi as ca
 import numpy as np
 import pinocchio as pin
 import pytest
 
 import problems
+import trajopt
 from models import Go1, Humanoid
 from models.contact_dynamics import ContactDynamics
+from models.humanoid import HUMANOIDS
 from models.multibody.contact import internal_force_projector
 from trajopt.mpc.gaits import GaitSchedule, GaitTimeline
 from trajopt.mpc.tasks import PLANT_STEP, SOLE_PLANT_STEP, mpc_task, plant_step
@@ -26,17 +30,24 @@ def g1():
     return Humanoid(contacts_per_foot=4, locked=("waist", "arms"), knee=0.6)
 
 
+@pytest.fixture(scope="module", params=sorted(HUMANOIDS))
+def humanoid(request):
+    """Each humanoid with every lockable group locked (the robots of ``humanoid-stand`` and ``humanoid-walk``)."""
+    return Humanoid(contacts_per_foot=4, locked=tuple(HUMANOIDS[request.param].lockable), knee=0.6, robot=request.param)
+
+
 @pytest.fixture(scope="module")
-def kkt(g1):
-    return ContactDynamics(g1, "contact").kkt
+def kkt(humanoid):
+    return ContactDynamics(humanoid, "contact").kkt
 
 
 def soles_at_rest(robot, x):
-    """``x`` with random joint velocities projected so that both soles (ankle-roll links) are at rest."""
+    """``x`` with random joint velocities projected so that both soles (the links the corners sit on) are at rest."""
     model, data = robot.pin_model, robot.pin_model.createData()
     q = robot.change_order(x[: robot.nq], "nominal", "pinocchio")
     pin.computeJointJacobians(model, data, q)
-    J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(f"{s}_ankle_roll_link"), pin.LOCAL_WORLD_ALIGNED) for s in SIDES])
+    feet = robot.description.joints(robot.description.foot_link)
+    J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(foot), pin.LOCAL_WORLD_ALIGNED) for foot in feet])
     v = x[robot.nq :]
     out = x.copy()
     out[robot.nq :] = v - np.linalg.pinv(J) @ (J @ v)
@@ -53,15 +64,15 @@ def random_state(robot):
 
 
 @pytest.mark.parametrize("standing", [SIDES, ("left",)], ids=["both", "left"])
-def test_sole_corners_match_pinocchio_6d_contacts(g1, kkt, standing):
+def test_sole_corners_match_pinocchio_6d_contacts(humanoid, kkt, standing):
     """The corners of a standing sole hold it as pinocchio's 6D contact does; each sole's force is the sum of its
     corners' (1e-9); the corners of a swinging sole carry nothing."""
-    model, data = g1.pin_model, g1.pin_model.createData()
-    mask = np.array([1.0 if name.split("_")[0] in standing else 0.0 for name in g1.kinematics_bodies])
+    model, data = humanoid.pin_model, humanoid.pin_model.createData()
+    mask = np.array([1.0 if name.split("_")[0] in standing else 0.0 for name in humanoid.kinematics_bodies])
     for _ in range(3):
-        x, u = random_state(g1), 5.0 * RNG.standard_normal(g1.nu)
+        x, u = random_state(humanoid), 5.0 * RNG.standard_normal(humanoid.nu)
         a, f = (np.asarray(o).ravel() for o in kkt(x, u, mask))
-        q, v, tau = g1.change_order(x[: g1.nq], "nominal", "pinocchio"), x[g1.nq :], g1.B_func() @ u
+        q, v, tau = humanoid.change_order(x[: humanoid.nq], "nominal", "pinocchio"), x[humanoid.nq :], humanoid.B_func() @ u
         soles = [model.frames[model.getFrameId(f"{s}_heel_left")] for s in standing]
         contacts = pin.StdVec_RigidConstraintModel([pin.RigidConstraintModel(pin.ContactType.CONTACT_6D, model, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED) for frame in soles])
         datas = pin.StdVec_RigidConstraintData([c.createData() for c in contacts])
@@ -75,34 +86,34 @@ def test_sole_corners_match_pinocchio_6d_contacts(g1, kkt, standing):
         assert np.all(f.reshape(8, 3)[mask == 0] == 0.0)
 
 
-def test_sole_corners_carry_the_least_forces(g1, kkt):
+def test_sole_corners_carry_the_least_forces(humanoid, kkt):
     """No internal forces: the corner forces of each sole are orthogonal to those with zero net wrench (their
     projector, built here from the corners' positions)."""
-    x, u = random_state(g1), 5.0 * RNG.standard_normal(g1.nu)
+    x, u = random_state(humanoid), 5.0 * RNG.standard_normal(humanoid.nu)
     f = np.asarray(kkt(x, u, np.ones(8))[1]).ravel()
-    points = [ca.DM(p) for p in np.asarray(g1.kinematics(x)).reshape(8, 3)]
-    P = np.asarray(ca.evalf(internal_force_projector(points, g1.contact_parents())))
+    points = [ca.DM(p) for p in np.asarray(humanoid.kinematics(x)).reshape(8, 3)]
+    P = np.asarray(ca.evalf(internal_force_projector(points, humanoid.contact_parents())))
     assert np.allclose(P @ P, P, atol=1e-12) and np.linalg.matrix_rank(P) == 12  # 6 internal directions per sole
     assert np.abs(P @ f).max() <= 1e-9 * np.abs(f).max()
 
 
-def test_sole_corner_jacobian_matches_central_differences(g1, kkt):
+def test_sole_corner_jacobian_matches_central_differences(humanoid, kkt):
     """The RNEA identity's Jacobian with shared bodies, in the tangent space, against central differences (1e-6)."""
-    X, U, S = ca.MX.sym("x", g1.nx), ca.MX.sym("u", g1.nu), ca.MX.sym("s", 8)
+    X, U, S = ca.MX.sym("x", humanoid.nx), ca.MX.sym("u", humanoid.nu), ca.MX.sym("s", 8)
     a, f = kkt(X, U, S)
     jac = ca.Function("kkt_jacobian", [X, U, S], [ca.jacobian(ca.vertcat(a, f), ca.vertcat(X, U))])
-    x, u, s = g1.init_state(), 5.0 * RNG.standard_normal(g1.nu), np.ones(8)
-    x[g1.nq :] = 0.3 * RNG.standard_normal(g1.nv)
+    x, u, s = humanoid.init_state(), 5.0 * RNG.standard_normal(humanoid.nu), np.ones(8)
+    x[humanoid.nq :] = 0.3 * RNG.standard_normal(humanoid.nv)
     J = np.asarray(jac(x, u, s))
-    E = np.asarray(g1.error_jacobian(x))
-    analytic = np.hstack([J[:, : g1.nx] @ E, J[:, g1.nx :]])
+    E = np.asarray(humanoid.error_jacobian(x))
+    analytic = np.hstack([J[:, : humanoid.nx] @ E, J[:, humanoid.nx :]])
     step = 1e-6
     columns = []
-    for k in range(2 * g1.nv + g1.nu):
-        d = np.zeros(2 * g1.nv + g1.nu)
+    for k in range(2 * humanoid.nv + humanoid.nu):
+        d = np.zeros(2 * humanoid.nv + humanoid.nu)
         d[k] = step
-        plus = np.concatenate([np.asarray(o).ravel() for o in kkt(g1.apply_dx(x, d[: 2 * g1.nv]), u + d[2 * g1.nv :], s)])
-        minus = np.concatenate([np.asarray(o).ravel() for o in kkt(g1.apply_dx(x, -d[: 2 * g1.nv]), u - d[2 * g1.nv :], s)])
+        plus = np.concatenate([np.asarray(o).ravel() for o in kkt(humanoid.apply_dx(x, d[: 2 * humanoid.nv]), u + d[2 * humanoid.nv :], s)])
+        minus = np.concatenate([np.asarray(o).ravel() for o in kkt(humanoid.apply_dx(x, -d[: 2 * humanoid.nv]), u - d[2 * humanoid.nv :], s)])
         columns.append((plus - minus) / (2 * step))
     numeric = np.column_stack(columns)
     assert np.abs(analytic - numeric).max() <= 1e-6 * max(1.0, np.abs(numeric).max())
@@ -135,6 +146,54 @@ def test_locked_humanoid_model(g1):
     full = Humanoid(contacts_per_foot=4)
     assert full.nv == 35 and full.init_state()[7 : full.nq].tolist() == [0.0] * 29  # the default posture is unchanged
     assert g1.leg_length == pytest.approx(full.leg_length)
+
+
+def test_talos_model_and_its_soles():
+    """Talos with its waist, arms and head locked: the legs alone; its sole corners lie on the flat bottom of the
+    URDF's foot collision mesh (read by pinocchio), inside its outline; the plant's spheres are 5 mm."""
+    pytest.importorskip("mujoco")
+    from trajopt.mujoco.model import realistic_contact
+
+    talos = Humanoid(contacts_per_foot=4, locked=("waist", "arms", "head"), knee=0.6, robot="talos")
+    assert (talos.nq, talos.nv, talos.nu, talos.nc) == (19, 18, 12, 8) and len(talos.welded_joints) == 20
+    assert sorted(talos.orders["mujoco"].torque_names) == sorted(talos.joint_names)
+    x = talos.init_state()
+    assert np.abs(talos.contact_heights(x)).max() < 1e-12
+    joints = dict(zip(talos.joint_names, x[7 : talos.nq]))
+    assert joints["leg_left_4_joint"] == pytest.approx(0.6) and joints["leg_right_3_joint"] == pytest.approx(-0.3) and joints["leg_left_5_joint"] == pytest.approx(-0.3)
+    assert talos.leg_length == pytest.approx(0.38 + 0.325)  # the URDF's knee and ankle joint offsets
+    assert talos.sole_sides == ("L",) * 4 + ("R",) * 4 and talos.shared_contacts() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    model = talos.pin_model
+    package = str(next(p for p in Path(talos.urdf_path).parents if p.name == "example-robot-data").parent)
+    geometry = pin.buildGeomFromUrdf(model, talos.urdf_path, pin.GeometryType.COLLISION, package_dirs=[package])
+    foot = model.getFrameId("leg_left_6_link")
+    (mesh,) = [o for o in geometry.geometryObjects if o.parentFrame == foot]
+    vertices = np.asarray(mesh.geometry.vertices()) @ mesh.placement.rotation.T + mesh.placement.translation
+    sole = vertices[vertices[:, 2] < vertices[:, 2].min() + 2e-3]  # the bottom, flat to 2 mm (its edges are rounded)
+    for name in ("left_heel_left", "left_heel_right", "left_toe_left", "left_toe_right"):
+        corner = model.frames[model.getFrameId(name)].placement.translation
+        assert corner[2] == pytest.approx(vertices[:, 2].min(), abs=1e-3)
+        assert np.all(corner[:2] > sole[:, :2].min(axis=0) + 6e-3) and np.all(corner[:2] < sole[:, :2].max(axis=0) - 6e-3)
+    assert realistic_contact(talos).radius == 0.005
+
+
+def test_unknown_humanoids_and_groups_are_refused():
+    with pytest.raises(ValueError, match="unknown humanoid 'atlas'; the humanoids are \\['g1', 'talos'\\]"):
+        Humanoid(robot="atlas")
+    with pytest.raises(ValueError, match="locked: expected groups of g1's"):
+        Humanoid(contacts_per_foot=4, locked=("head",))
+    with pytest.raises(ValueError, match="unknown humanoid"):
+        problems.get("humanoid-stand", robot="go1")
+
+
+def test_talos_walks_offline_and_in_the_horizon():
+    """``humanoid-walk`` on Talos: the offline plan converges, and its horizon's task builds for the same robot."""
+    problem = problems.get("humanoid-walk", robot="talos")
+    solution = trajopt.solve(problem)
+    assert solution.success and solution.iterations <= 40
+    assert np.asarray(problem.robot.base_position(solution.states[-1])) == pytest.approx(problem.target_base_position, abs=1e-6)
+    task = mpc_task(problems.get("humanoid-walk", robot="talos"))
+    assert task.legged.robot.name.startswith("talos") and plant_step(task.legged.robot) == SOLE_PLANT_STEP
 
 
 @pytest.mark.parametrize(

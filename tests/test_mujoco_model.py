@@ -36,6 +36,8 @@ ROBOTS = {
     "go2": Go2,
     "g1": lambda: Humanoid(contacts_per_foot=4),
     "g1_legs": lambda: Humanoid(contacts_per_foot=4, locked=("waist", "arms"), knee=0.6),  # the welded joints in MuJoCo too
+    "talos": lambda: Humanoid(contacts_per_foot=4, robot="talos"),
+    "talos_legs": lambda: Humanoid(contacts_per_foot=4, locked=("waist", "arms", "head"), knee=0.6, robot="talos"),
     # URDFs with other inertias MuJoCo refuses: ANYmal C's rank-1 hatch and depth cameras breaking
     # the triangle inequality, HyQ's base and feet; Solo12 has none
     "anymal_c": lambda: LeggedRobot.from_robot_data("anymal_c"),

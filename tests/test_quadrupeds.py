@@ -285,10 +285,11 @@ def run(capsys, *argv):
 def test_cli_lists_the_installed_quadrupeds(capsys):
     code, out, err = run(capsys, "list", "--robots")
     assert code == 0 and err == ""
-    rows = {line.split()[0].rstrip(","): line for line in out.splitlines()[1:-1]}
-    assert {"a1", "anymal", "anymal_c", "go1", "go2", "hyq", "solo12"} <= set(rows) and not {"bolt", "solo", "ur5"} & set(rows)
+    rows = {line.split()[0].rstrip(","): line for line in out.splitlines()[1:-2]}
+    assert {"a1", "anymal", "anymal_c", "go1", "go2", "hyq", "solo12"} <= set(rows) and not {"bolt", "solo", "ur5", "talos", "g1"} & set(rows)
     assert "LF_FOOT, RF_FOOT, LH_FOOT, RH_FOOT" in rows["anymal"] and "inward" in rows["anymal"]
-    assert out.splitlines()[-1].startswith(f"{len(rows)} quadrupeds")
+    assert out.splitlines()[-2].startswith(f"{len(rows)} quadrupeds")
+    assert out.splitlines()[-1].startswith("2 humanoids (g1, talos)")
 
 
 @pytest.mark.parametrize("robot", ["solo12", "anymal", "hyq"])

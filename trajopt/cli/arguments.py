@@ -121,14 +121,21 @@ def build_problem(name: str, params: Dict[str, Any]) -> Any:
         raise UsageError(f"problem {name!r}: {err}") from None
 
 
-def robot_templates() -> list[str]:
-    """The registered problems that take a quadruped as ``--robot``/``--urdf`` (a factory parameter ``robot``)."""
-    return [name for name in problems.names() if "robot" in factory_parameters(problems.factory(name))]
+def robot_templates(parameter: str = "robot") -> list[str]:
+    """The registered problems whose factory takes ``parameter``: ``"robot"`` (a quadruped's or a humanoid's
+    name, ``--robot``), ``"urdf"`` or ``"feet"`` (the quadruped templates)."""
+    return [name for name in problems.names() if parameter in factory_parameters(problems.factory(name))]
 
 
 def add_robot_options(group: argparse._ArgumentGroup) -> None:
-    """``--robot``, ``--urdf`` and ``--feet`` (the quadruped gait templates' robot)."""
-    group.add_argument("--robot", metavar="NAME", help=f"quadruped from example-robot-data for {', '.join(robot_templates())} (see `trajopt list --robots`; default go1)")
+    """``--robot``, ``--urdf`` and ``--feet`` (the quadruped gait templates' robot, the humanoid problems' humanoid)."""
+    humanoids = [name for name in robot_templates() if name not in robot_templates("urdf")]
+    group.add_argument(
+        "--robot",
+        metavar="NAME",
+        help=f"robot from example-robot-data: a quadruped for {', '.join(robot_templates('urdf'))} (see `trajopt list --robots`; default go1), "
+        f"a humanoid (g1, the default, or talos) for {', '.join(humanoids)}",
+    )
     group.add_argument("--urdf", metavar="PATH", help="quadruped from a URDF file instead of --robot")
     group.add_argument("--feet", metavar="A,B,C,D", help="its four foot frames, any order (default: found in the URDF)")
 
@@ -153,7 +160,7 @@ def robot_parameters(args: argparse.Namespace, name: str, accepted: Container[st
         params["feet"] = feet
     for key in params:
         if key not in accepted:
-            raise UsageError(f"problem {name!r} takes no --{key}; the quadruped templates do: {', '.join(robot_templates())}")
+            raise UsageError(f"problem {name!r} takes no --{key}; these problems do: {', '.join(robot_templates(key))}")
         if key in given:
             raise UsageError(f"parameter {key!r} is given twice")
     return params

@@ -1,4 +1,4 @@
-"""``trajopt list``: the registered problems, or with ``--robots`` the installed quadrupeds."""
+"""``trajopt list``: the registered problems, or with ``--robots`` the installed quadrupeds and the humanoids."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +8,7 @@ from typing import Any
 import problems
 
 from models import LeggedRobot
+from models.humanoid import HUMANOIDS
 from models.quadruped import LEG_ROLES, installed_quadrupeds
 from models.robot_data import robot_data_dir
 
@@ -18,12 +19,12 @@ def add_list_parser(sub: Any) -> None:
     """The ``list`` subcommand's arguments."""
     listing = sub.add_parser("list", help="list the registered problems", description="List the registered problems with a one-line description.")
     listing.add_argument("--params", action="store_true", help="also show each factory's parameters and defaults")
-    listing.add_argument("--robots", action="store_true", help="list the quadrupeds of the installed example-robot-data instead (for --robot)")
+    listing.add_argument("--robots", action="store_true", help="list the quadrupeds of the installed example-robot-data and the humanoids instead (for --robot)")
 
 
 def list_command(args: argparse.Namespace) -> int:
     """Print the registered problems, one per line with its description (and parameters with ``--params``);
-    with ``--robots``, the quadrupeds instead (:func:`list_robots`)."""
+    with ``--robots``, the robots instead (:func:`list_robots`)."""
     if args.robots:
         return list_robots()
     names = problems.names()
@@ -37,7 +38,8 @@ def list_command(args: argparse.Namespace) -> int:
 
 
 def list_robots() -> int:
-    """Print the quadrupeds of the installed example-robot-data: names, mass, leg length, stance, feet by role, file."""
+    """Print the quadrupeds of the installed example-robot-data (names, mass, leg length, stance, feet by role, file),
+    then the humanoids the humanoid problems take (:data:`models.humanoid.HUMANOIDS`)."""
     found = installed_quadrupeds()
     rows = []
     for quad in found:
@@ -49,4 +51,5 @@ def list_robots() -> int:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
     print(f"{len(rows)} quadrupeds; solve one with `trajopt solve trot --robot NAME`")
+    print(f"{len(HUMANOIDS)} humanoids ({', '.join(HUMANOIDS)}); walk one with `trajopt mpc humanoid-walk --robot NAME`")
     return 0

@@ -92,9 +92,10 @@ def contact_link(robot: Any, body: str) -> str:
 def urdf_foot_radius(robot: Any) -> Optional[float]:
     """The contact radius (m) of ``robot``'s feet in its URDF: the radius of the first foot link's collision
     sphere (for a contact point that is a frame added on a link, such as the G1's sole corners, that link's
-    sphere: the G1's soles are four 5 mm spheres), or, for a foot modelled as a collision mesh (the Go2's
-    near-spherical foot, Solo12's disc), half the largest extent of the mesh's vertices in the foot's frame
-    (Go2 2.3 cm, Solo12 1.6 cm).
+    sphere: the G1's soles are four 5 mm spheres), or, for contact points on a sole the URDF models as a flat
+    face (Talos), the robot's ``sole_contact_radius`` (:class:`models.Humanoid`), or, for a foot modelled as a
+    collision mesh (the Go2's near-spherical foot, Solo12's disc), half the largest extent of the mesh's
+    vertices in the foot's frame (Go2 2.3 cm, Solo12 1.6 cm).
     None when the robot has no URDF, its foot no collision sphere or mesh, or the mesh's file cannot be
     found (``package://`` paths resolve next to an example-robot-data URDF)."""
     urdf, foot = getattr(robot, "urdf_path", None), robot.kinematics_bodies[0]
@@ -102,6 +103,8 @@ def urdf_foot_radius(robot: Any) -> Optional[float]:
         return None
     model = robot.pin_model
     radius = urdf_sphere_radius(urdf, contact_link(robot, foot))
+    if radius is None:
+        radius = getattr(robot, "sole_contact_radius", None)
     if radius is not None:
         return radius
     package = package_folder(urdf, "example-robot-data")  # its meshes are named package://example-robot-data/...
