@@ -302,6 +302,32 @@ base sank below half its standing height.
 """
 
 
+def discover_section(result: Dict[str, Any]) -> str:
+    """``bench/discover.py``: gaits found without a schedule, from the default guess and from perturbed guesses."""
+    rows = []
+    for r in result["rows"]:
+        rows.append([
+            f"{r['speed']:g}", f"{r['period']:g}", "default" if r["seed"] is None else f"seed {r['seed']}", str(r["iterations"]), f"{r['solve_time']:.1f}",
+            f"{r['objective']:.5f}", f"{r['gait']} ({100 * r['agreement']:.0f} %)", str(r["flight_knots"]), f"{r['complementarity']:.1e}",
+            r["verdict"].removeprefix("verdict: ").split(" (")[0],
+        ])  # fmt: skip
+    head = ["speed m/s", "cycle s", "guess", "iterations", "solve s", "objective", "gait (pairs in step)", "knots with no foot down", "complementarity", "MuJoCo verdict"]
+    return f"""## Gaits found without a schedule
+
+`python bench/discover.py --json bench/results/discover.json`: `go1-discover`
+at each speed and cycle length (footfalls chosen by complementarity from the
+all-stance guess), from its default guess and from guesses perturbed by
+{result['settings']['perturbation']:g} (seeded), each plan checked by
+`trajopt verify`'s MuJoCo replay (not run on a failed solve). Complementarity
+is the largest product of a foot's height or mean horizontal speed and its
+load (a fraction of the weight) before the footfalls are held.
+
+{table(head, rows)}
+
+{run_line(result['run'])}
+"""
+
+
 #: The result files the page renders, in its order, with the function that renders each.
 SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "convergence.json": convergence_section,
@@ -312,6 +338,7 @@ SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "terrain_mpc.json": terrain_mpc_section,
     "free_timing.json": free_timing_section,
     "jump_mpc.json": jump_mpc_section,
+    "discover.json": discover_section,
 }
 
 

@@ -19,6 +19,10 @@ line). Defaults:
   (dt 0.02 s, 40 knots), 0.2 m forward, feet 0.05 m high at mid-flight,
   torques' and forces' rate penalized (1e-5) so the push-off stays realizable.
 - ``go2-trot``: ``go1-trot``'s gait on the Go2.
+- ``go1-discover``: no schedule: one 0.6 s cycle (dt 0.02 s) at ``speed``
+  (default 0.5 m/s) whose footfalls the optimizer chooses by complementarity
+  from an all-stance guess (:class:`trajopt.legged.contact_implicit.ContactImplicitProblem`,
+  solved by its homotopy), swinging feet 0.05 m high once the footfalls are fixed.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from typing import Optional, Sequence
 from models import Go1, Go2
 from models.formulation import Formulation
 from trajopt.legged import LeggedProblem, LeggedWeights, gait, jump
+from trajopt.legged.contact_implicit import ContactImplicitProblem
 
 from .registry import register
 
@@ -81,6 +86,16 @@ def go1_stand(mu: float = 0.7, duration: float = 0.6, dt: float = 0.02, formulat
 
 #: Control-rate weight of the jumps with collocated controls (``formulation`` "inverse" or "forward").
 JUMP_CONTROL_RATE = 1e-5
+
+
+@register("go1-discover")
+def go1_discover(speed: float = 0.5, period: float = 0.6, dt: float = 0.02, apex: float = 0.05, mu: float = 0.7, friction: str = "pyramid", payload: float = 0.0) -> ContactImplicitProblem:
+    """Go1 gait found without a schedule: one periodic cycle at 0.5 m/s, footfalls chosen by complementarity.
+
+    ``speed`` (m/s) of the cycle, ``period`` (s) its duration, ``apex`` the
+    swinging feet's height (m) once the footfalls are fixed; ``trajopt solve``
+    prints the footfall diagram and the gait's name."""
+    return ContactImplicitProblem(Go1(mu=mu, payload=payload), speed=speed, period=period, dt=dt, swing_apex=apex, friction=friction, name="go1-discover")
 
 
 @register("go1-jump")

@@ -1,4 +1,4 @@
-"""Gait templates for any quadruped: ``trot``, ``pace``, ``bound``, ``pronk``, ``jump``.
+"""Gait templates for any quadruped: ``trot``, ``pace``, ``bound``, ``pronk``, ``jump``, and ``discover`` (no schedule).
 
 Each factory takes the robot by its example-robot-data name (``robot="solo12"``,
 ``"anymal"``, ``"hyq"``, ``"a1"``...; default ``"go1"``; ``trajopt list
@@ -16,7 +16,8 @@ to the robot's leg length by :class:`trajopt.legged.scaling.GaitScale`
 always :data:`KNOTS_PER_PERIOD` intervals unless ``N`` says otherwise. The
 periodic templates take ``periodic=True`` as the Go1 gaits do (:mod:`problems.legged`),
 and every template ``payload`` (kg at the base's centre of mass). On the
-Go1, ``trot`` is ``go1-trot`` and ``jump`` is ``go1-jump``.
+Go1, ``trot`` is ``go1-trot``, ``jump`` is ``go1-jump`` and ``discover`` is
+``go1-discover`` (its speed scaled too, by ``sqrt(s)``).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from models import LeggedRobot
 from models.quadruped import installed_quadrupeds
 from models.robot_data import KNOWN_ROBOTS, installed_urdfs
 from trajopt.legged import LeggedProblem
+from trajopt.legged.contact_implicit import ContactImplicitProblem
 from trajopt.legged.scaling import GaitScale
 
 from .legged import _jump, _periodic_gait
@@ -43,6 +45,8 @@ GO1_GAITS = {
 }
 #: Go1 values of the jump (go1-jump's): forward length (m), feet height at mid-flight (m), knot spacing (s).
 GO1_JUMP = {"length": 0.2, "apex": 0.05, "dt": 0.02}
+#: Go1 values of gait discovery (go1-discover's): speed (m/s), cycle (s), swing apex (m).
+GO1_DISCOVER = {"speed": 0.5, "period": 0.6, "apex": 0.05}
 DEFAULT_ROBOT = "go1"
 
 Feet = Union[None, str, Sequence[str]]
@@ -102,6 +106,17 @@ def bound(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = 
 def pronk(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, step: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, cycles: int = 1, period: Optional[float] = None, N: Optional[int] = None, formulation: str = "inverse", friction: str = "pyramid", periodic: bool = False, payload: float = 0.0) -> LeggedProblem:
     """Pronk of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): all four feet together, half the period in flight."""
     return _template("pronk", robot, urdf, feet, knees, step, apex, mu, cycles, period, N, formulation, friction, periodic, payload)
+
+
+@register("discover")
+def discover(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, speed: Optional[float] = None, period: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, friction: str = "pyramid", payload: float = 0.0) -> ContactImplicitProblem:
+    """A gait of any quadruped found without a schedule (go1-discover's, scaled to its legs): footfalls by complementarity."""
+    model = quadruped(robot, urdf, feet, knees, mu, payload)
+    scale = GaitScale.of(model)
+    speed = scale.speed(GO1_DISCOVER["speed"]) if speed is None else speed
+    period = scale.duration(GO1_DISCOVER["period"]) if period is None else period
+    apex = scale.distance(GO1_DISCOVER["apex"]) if apex is None else apex
+    return ContactImplicitProblem(model, speed=speed, period=period, dt=period / KNOTS_PER_PERIOD, swing_apex=apex, friction=friction, name=f"{model.name}-discover")
 
 
 @register("jump")

@@ -92,6 +92,9 @@ class Problem:
     #: arguments}`` when :func:`problems.get` built it (``None`` otherwise). A :class:`Solution`
     #: saves it, so that :func:`problems.load_solution` can rebuild the problem from a file.
     recipe: Optional[Dict[str, Any]] = None
+    #: How :func:`trajopt.solve` solves this problem as a sequence of solves on one NLP, e.g. a
+    #: :class:`~trajopt.homotopy.BoundHomotopy` (its ``solve(solver, warm_start)``, :mod:`trajopt.homotopy`); ``None``: one solve.
+    homotopy: Optional[Any] = None
 
     def __init__(self, model: Any, N: int, tf: float | FreeTime | PhaseDurations, x0: Any = None, name: str = "problem") -> None:
         if not all(hasattr(model, a) for a in ("state_dim", "control_dim", "dynamics", "state_error")):

@@ -7,14 +7,18 @@ solve's first line names it too), the same between the knots and the
 replay gap of the dynamics (:mod:`trajopt.between_knots`, with a warning
 line at the end when either is large),
 the wall times (problem build, solve split into function evaluations and
-IPOPT's own work), the robot as loaded (total mass, bodies and links, for a
+IPOPT's own work), the stages of a solve by homotopy (:mod:`trajopt.homotopy`:
+each stage's bound, iterations and status), the robot as loaded (total mass, bodies and links, for a
 multibody model) and the trajectory's start and end, described according to
 the problem:
 
 - a :class:`~trajopt.legged.LeggedProblem`: base position (world) against its
   target, base orientation as ZYX Euler angles ``(yaw, pitch, roll)`` in
-  degrees, and the contact schedule as a text gait diagram (one row per foot,
-  one character per knot: ``#`` stance, ``-`` swing);
+  degrees, and the contact schedule the solution follows as a text gait
+  diagram (one row per foot, one character per knot: ``#`` stance, ``-``
+  swing); for a problem that chooses its footfalls
+  (:class:`~trajopt.legged.contact_implicit.ContactImplicitProblem`), the
+  gait's name too;
 - a :class:`models.rigid_body.RigidBody`: position, attitude (ZYX Euler,
   degrees), linear and angular velocity at ``t = 0`` and at ``t = tf``;
 - any other problem: the first and last state, and the goal when the problem
@@ -32,6 +36,7 @@ from models.rigid_body import RigidBody
 
 from .between_knots import check_between_knots
 from .legged import LeggedProblem
+from .legged.contact_implicit import ContactImplicitProblem
 from .phase_durations import PhaseDurations
 from .solution import Solution
 
@@ -62,16 +67,33 @@ def gait_text(stance: np.ndarray, foot_names: Sequence[str]) -> list[str]:
 
 def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
     x0, xf = solution.states[0], solution.states[-1]
-    schedule = problem.schedule
+    schedule = problem.solution_schedule(solution)
+    found = []
+    if isinstance(problem, ContactImplicitProblem):
+        name, agreement = problem.gait(solution)
+        flight = int((~schedule.stance.any(axis=1)).sum())
+        found = [("gait found", f"{name} (its best pairs in step at {100 * agreement:.0f} % of knots); {flight} knots with no foot down")]
     lines = _rows(
         [
             ("base position start", f"{vector_text(x0[BASE_POS])} m"),
             ("base position end", f"{vector_text(xf[BASE_POS])} m (target {vector_text(problem.target_base_position)})"),
             ("base orientation end", f"{_euler_text(xf[BASE_QUAT])} deg (ZYX: yaw, pitch, roll)"),
+            *found,
             ("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)"),
         ]
     )
     return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
+
+
+def _homotopy_lines(stages: Sequence[dict]) -> list[str]:
+    """One line per stage of a solve by homotopy: its bound (and label), iterations, status, and the largest value
+    the bounded rows reached when the stage recorded it."""
+    lines = _rows([("homotopy", f"{len(stages)} stages, each from the last (bound: iterations, status)")])
+    for stage in stages:
+        label = f" with {stage['label']}" if "label" in stage else ""
+        reached = f", reached {stage['reached']:.2e}" if "reached" in stage else ""
+        lines.append(f"    <= {stage['upper']:<8g}{label}: {stage['iterations']} iterations, {stage['status']}{reached}")
+    return lines
 
 
 def _phase_lines(solution: Solution, timing: PhaseDurations) -> list[str]:
@@ -124,6 +146,8 @@ def solution_report(solution: Solution) -> str:
             ("solve time", f"{solution.solve_time:.3f} s = {solution.eval_time:.3f} s evaluations + {solution.solver_time:.3f} s solver"),
         ]
     )
+    if solution.homotopy:
+        lines += _homotopy_lines(solution.homotopy)
     warnings = []
     if problem is not None:
         between = check_between_knots(solution)

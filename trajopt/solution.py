@@ -26,7 +26,7 @@ import json
 import os
 import zipfile
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -94,6 +94,9 @@ class Solution:
     #: the point the solve started from when it was not the guess the caller gave (:func:`trajopt.solve`: an SQP
     #: that HPIPM could not start from the guess starts from IPOPT's solution), ``""`` otherwise
     started_from: str = ""
+    #: the stages of a solve by homotopy (:mod:`trajopt.homotopy`): per stage the constraint's upper bound, its
+    #: iterations, status and solve time (the fields above hold their totals and the last stage's point); empty otherwise
+    homotopy: List[Dict[str, Any]] = field(default_factory=list)
     problem: Any = field(default=None, repr=False, compare=False)
     _interpolant: Any = field(default=None, init=False, repr=False, compare=False)
     #: what the solve read of the problem (``p``, ``bounds``), for a later check of the violations
@@ -276,7 +279,7 @@ def model_name(model: Any) -> str:
 
 
 #: Types of the scalar fields in a file's metadata (ints are accepted for floats).
-_FIELD_TYPES: Dict[str, tuple] = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float), "Dict[str, Any]": (dict,)}
+_FIELD_TYPES: Dict[str, tuple] = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float), "Dict[str, Any]": (dict,), "List[Dict[str, Any]]": (list,)}
 
 
 def _read(source: str | os.PathLike | io.BytesIO, where: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:

@@ -409,6 +409,15 @@ class LeggedProblem(Problem):
                 F[k, 3 * i + 2] = self.mass * GRAVITY / n_stance[k]
         return F
 
+    def reference_forces(self) -> np.ndarray:
+        """The contact forces (N, 3 nc) the cost regularizes towards: :meth:`stance_force_share`."""
+        return self.stance_force_share()
+
+    def solution_schedule(self, solution: Any) -> ContactSchedule:
+        """The contact schedule ``solution`` follows: the problem's :attr:`schedule` (a problem that chooses its
+        contacts, :class:`~trajopt.legged.contact_implicit.ContactImplicitProblem`, reads it from the solution)."""
+        return self.schedule
+
     # ------------------------------------------------------------ building
     def _add_bounds(self) -> None:
         robot, nq, cm = self.robot, self.robot.nq, self.contact_model
@@ -565,7 +574,7 @@ class LeggedProblem(Problem):
         R[cm.u_slice], R[cm.f_slice], R[cm.a_slice] = w.torque, w.force, w.acceleration
         u_ref = np.zeros((self.N, cm.control_dim))
         if self.formulation.forces_are_controls:
-            u_ref[:, cm.f_slice] = self.stance_force_share()
+            u_ref[:, cm.f_slice] = self.reference_forces()
         self.add_cost(QuadraticCost(cm, Q, R, x_ref=self.reference_states, u_ref=u_ref))
         if self.terrain_plan is not None and w.foothold > 0:
             add_foothold_cost(self, w.foothold)

@@ -168,6 +168,37 @@ GAIT_OFFSETS = {
 }
 
 
+#: The leg pairs that step together in each two-beat gait (LEG_ROLES indices): :func:`gait_name` tests them.
+GAIT_PAIRS = {"trot": ((0, 3), (1, 2)), "pace": ((0, 2), (1, 3)), "bound": ((0, 1), (2, 3))}
+#: The fraction of knots at which a pair's feet must agree (both down or both up) to count as stepping together.
+IN_STEP = 0.9
+
+
+def gait_name(stance: Any, roles: Sequence[str]) -> Tuple[str, float]:
+    """Which quadruped gait a stance table (N, 4) shows, and how clearly: ``(name, agreement)``.
+
+    ``roles`` are the columns' leg roles (:data:`LEG_ROLES` in any order). Each
+    two-beat gait of :data:`GAIT_PAIRS` is scored by the fraction of knots at
+    which the feet of each of its pairs agree (the smaller of its two pairs).
+    ``"pronk"`` when every gait scores at least :data:`IN_STEP` (all four feet
+    together), else the best of ``"trot"``, ``"pace"``, ``"bound"`` when it
+    does, else ``"four-beat"`` (no pair in step: a walk or a gallop) with the
+    best score. ``"stand"`` when no foot ever lifts. Flight phases (no foot
+    down) are not part of the name: a trot or a bound may have them.
+    """
+    table = np.asarray(stance, dtype=bool)
+    if table.ndim != 2 or table.shape[1] != 4 or sorted(roles) != sorted(LEG_ROLES):
+        raise ValueError(f"stance: expected (N, 4) columns with the leg roles {LEG_ROLES}, got shape {table.shape} and roles {list(roles)}")
+    if table.all():
+        return "stand", 1.0
+    columns = table[:, [list(roles).index(role) for role in LEG_ROLES]]
+    scores = {name: min(float(np.mean(columns[:, a] == columns[:, b])) for a, b in pairs) for name, pairs in GAIT_PAIRS.items()}
+    best = max(scores, key=scores.get)
+    if min(scores.values()) >= IN_STEP:
+        return "pronk", min(scores.values())
+    return (best if scores[best] >= IN_STEP else "four-beat"), scores[best]
+
+
 #: Phase offsets of a biped's gaits by the side of the sole ("L", "R"): in a ``walk`` the soles alternate.
 BIPED_OFFSETS = {"walk": {"L": 0.0, "R": 0.5}}
 

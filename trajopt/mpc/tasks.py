@@ -43,6 +43,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..costs import QuadraticCost, QuadraticTerminalCost
+from ..legged.contact_implicit import ContactImplicitProblem
 from ..legged.ocp import LeggedProblem
 from ..legged.scaling import GaitScale
 from ..problem import Problem
@@ -129,7 +130,10 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     file's feet sink under the standing weight, so that the swing feet clear its soft ground. Raises
     ``ValueError`` for commands or gaits given to a problem that is not legged, and for a
     ``horizon`` given to a problem that is its own horizon; for a legged problem with free phase durations
-    (its receding horizon keeps the gait's fixed schedule, and would silently drop them)."""
+    (its receding horizon keeps the gait's fixed schedule, and would silently drop them), and for a problem that
+    finds its gait offline (:class:`~trajopt.legged.contact_implicit.ContactImplicitProblem`)."""
+    if isinstance(problem, ContactImplicitProblem):
+        raise ValueError(f"problem: {problem.name!r} finds a gait offline (trajopt solve {problem.name}); the receding horizon runs the gaits {', '.join(GAITS)} with their schedules")
     if isinstance(problem, LeggedProblem):
         if problem.free_time:
             raise ValueError(f"timing: the receding horizon runs {problem.name!r} on its gait's fixed schedule; free phase durations are for offline plans (timing='fixed')")

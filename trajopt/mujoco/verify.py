@@ -251,7 +251,7 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
     data = mujoco.MjData(model)
     X, W = np.asarray(solution.states), np.asarray(solution.controls)
     N, nc, nq = X.shape[0], ours.nc, ours.nq
-    stance = np.asarray(problem.schedule.stance, dtype=bool)
+    stance = np.asarray(problem.solution_schedule(solution).stance, dtype=bool)
     mu = model.geom_friction[robot.contact_geoms, 0]
     weight = robot.mass * GRAVITY
     M = np.zeros((model.nv, model.nv))

@@ -210,7 +210,7 @@ def _generic_figure(solution: Solution, problem: Any) -> Figure:
 
 def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
     """:func:`plot_legged_summary` of the knots of a legged solution."""
-    robot = problem.robot
+    robot, schedule = problem.robot, problem.solution_schedule(solution)
     X, W = solution.states, solution.controls
     feet = np.array([np.asarray(robot.kinematics(x), dtype=float).reshape(robot.nc, 3) for x in X])
     return plot_legged_summary(
@@ -222,9 +222,9 @@ def _legged_figure(solution: Solution, problem: LeggedProblem) -> Figure:
         problem.joint_torques(W),
         robot.torque_limits(),
         problem.contact_forces(X, W),
-        problem.schedule.stance,
+        schedule.stance,
         feet,
-        list(problem.schedule.foot_names),
+        list(schedule.foot_names),
         list(robot.joint_names),
         terrain=problem.terrain if problem.terrain_plan is not None else None,
         scheduled_times=problem.schedule.times if isinstance(problem.tf, PhaseDurations) else None,
@@ -280,7 +280,7 @@ def animate_solution(solution: Solution, path: str | Path, fps: Optional[float] 
         segments = stick_segments(robot.pin_model, X[:, : robot.nq])
         feet = np.array([np.asarray(robot.kinematics(x), dtype=float).reshape(robot.nc, 3) for x in X])
         forces = problem.contact_forces(X, W, knots=problem.knot_index(t, solution.times))
-        stance = sample_held(solution.times, problem.schedule.stance, t)
+        stance = sample_held(solution.times, problem.solution_schedule(solution).stance, t)
         return animate_stick_figure(t, segments, feet, forces, stance, path, fps=fps, overwrite=overwrite, progress=progress)
     model = problem.model
     size = {"arm_length": model.arm_length} if hasattr(model, "arm_length") else {}

@@ -95,6 +95,8 @@ def solve(problem: Problem, settings: SolverSettings | Transcription | str | Non
     if check:
         problem.check()
     solver = build_solver(problem, settings, **overrides)
+    if problem.homotopy is not None:
+        return problem.homotopy.solve(solver, warm_start)
     try:
         return solver.solve(warm_start=warm_start)
     except FirstQpFailed:

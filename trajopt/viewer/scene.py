@@ -181,7 +181,7 @@ def _feet(robot: Any, X: np.ndarray) -> np.ndarray:
 
 def _footholds(problem: LeggedProblem, solution: Solution) -> np.ndarray:
     """Where each stance phase begins: the foot's position (from the solution) at its first stance knot."""
-    stance = problem.schedule.stance
+    stance = problem.solution_schedule(solution).stance
     feet = _feet(problem.robot, solution.states)
     starts = stance & ~np.vstack([np.zeros((1, stance.shape[1]), bool), stance[:-1]])
     return feet[starts]
@@ -192,7 +192,7 @@ def _legged_scene(solution: Solution, problem: LeggedProblem, t: np.ndarray, X: 
     bodies = multibody_bodies(robot, X, max_faces)
     feet = _feet(robot, X)
     forces = problem.contact_forces(X, U, knots=problem.knot_index(t, solution.times))
-    stance = sample_held(solution.times, problem.schedule.stance, t)
+    stance = sample_held(solution.times, problem.solution_schedule(solution).stance, t)
     forces = np.where(stance[..., None], forces, 0.0)
     if force_scale is None:
         force_scale = WEIGHT_ARROW * max(float(problem.x0[2]), 0.1) / (problem.mass * GRAVITY)
