@@ -13,7 +13,7 @@ from models import Go1, Humanoid, Pendulum
 from trajopt import Constraint, Problem, QuadraticCost
 from trajopt.homotopy import BoundHomotopy
 from trajopt.legged import LEG_ROLES, gait
-from trajopt.legged.contact_implicit import COMPLEMENTARITY, STANCE_FORCE, ContactImplicitProblem
+from trajopt.legged.contact_implicit import COMPLEMENTARITY, COMPLEMENTARITY_RELAXED, STANCE_FORCE, ContactImplicitProblem
 from trajopt.legged.schedule import gait_name
 from trajopt.report import solution_report
 
@@ -87,18 +87,18 @@ def discovered():
     return problem, trajopt.solve(problem)
 
 
-def test_go1_discovers_a_trot_at_half_a_metre_per_second(discovered):
-    """From the all-stance guess: a trot, each foot swinging once, complementarity within its bound (recomputed here
-    from the states and forces), unloaded feet in the air and loaded ones at height zero once the footfalls are held,
-    the cycle's end its start moved 0.3 m."""
+def test_go1_discovers_a_walking_gait_at_half_a_metre_per_second(discovered):
+    """From the all-stance guess: a gait with each foot swinging once (which one, trot or four-beat, bench/discover.py
+    measures), complementarity within its bound (recomputed here from the states and forces), unloaded feet in the air
+    and loaded ones at height zero and in place once the footfalls are held, the cycle's end its start moved 0.3 m."""
     problem, solution = discovered
     assert solution.success, solution.status
-    assert [stage["upper"] for stage in solution.homotopy] == [0.1, 0.01, 0.001, COMPLEMENTARITY, COMPLEMENTARITY]
+    assert [stage["upper"] for stage in solution.homotopy] == [*COMPLEMENTARITY_RELAXED, COMPLEMENTARITY, COMPLEMENTARITY]
     tolerance = 1e-8  # IPOPT's constraint violation tolerance (constr_viol_tol), absolute
-    assert solution.homotopy[3]["reached"] <= COMPLEMENTARITY + tolerance
+    assert solution.homotopy[-2]["reached"] <= COMPLEMENTARITY + tolerance
     assert problem.complementarity_violation(solution) <= COMPLEMENTARITY + tolerance
     schedule = problem.solution_schedule(solution)
-    assert problem.gait(solution)[0] == "trot"
+    assert problem.gait(solution)[0] in ("trot", "four-beat")
     for i in range(4):
         swings = np.flatnonzero(np.diff(schedule.stance[:, i].astype(int)) == -1)
         assert len(swings) == 1  # one lift-off per foot per cycle
@@ -113,7 +113,7 @@ def test_go1_discovers_a_trot_at_half_a_metre_per_second(discovered):
     np.testing.assert_allclose(end, problem.x0, atol=1e-6)
 
 
-def test_the_discovered_trot_passes_mujoco_verification(discovered):
+def test_the_discovered_gait_passes_mujoco_verification(discovered):
     pytest.importorskip("mujoco")
     from trajopt.mujoco.verify import verify
 
@@ -126,12 +126,12 @@ def test_the_discovered_trot_passes_mujoco_verification(discovered):
 def test_a_loaded_discovery_keeps_its_footfalls(discovered, tmp_path):
     """The footfalls held in the last solve are in the file: a reloaded solution has the same schedule and report."""
     problem, solution = discovered
-    path = tmp_path / "trot.npz"
+    path = tmp_path / "gait.npz"
     solution.save(path)
     loaded = problems.load_solution(path)
     assert np.array_equal(loaded.problem.solution_schedule(loaded).stance, problem.solution_schedule(solution).stance)
     report = solution_report(loaded)
-    assert "gait found            trot" in report and "with the footfalls held" in report and "reached 1.00e-04" in report
+    assert f"gait found            {problem.gait(solution)[0]}" in report and "with the footfalls held" in report and "reached 1.00e-04" in report
 
 
 def test_footfalls_count_short_lifts_as_stance():

@@ -67,8 +67,9 @@ from ..interval_constraints import IntervalConstraint
 from .ocp import LeggedProblem, LeggedWeights
 from .schedule import ContactSchedule, gait_name
 
-#: The relaxed complementarity bounds the homotopy passes through before the problem's own (module docstring).
-COMPLEMENTARITY_RELAXED = (1e-1, 1e-2, 1e-3)
+#: The relaxed complementarity bounds the homotopy passes through before the problem's own, half a decade apart
+#: (module docstring; decade steps lost the gait at 1.5 m/s: docs/design/legged.md).
+COMPLEMENTARITY_RELAXED = (1.0, 0.3, 0.1, 0.03, 0.01, 3e-3, 1e-3, 3e-4)
 #: The complementarity bound of the problem as stated.
 COMPLEMENTARITY = 1e-4
 #: A foot is in stance at a knot when its normal force exceeds this fraction of the robot's weight.
@@ -100,8 +101,7 @@ class ContactImplicitProblem(LeggedProblem):
     """
 
     #: The legged problems' IPOPT options with the monotone barrier update: with the adaptive one, the gait found
-    #: at 0.5 m/s changed with 1e-9 perturbations of the guess (a trot or four-beat gaits, objectives 0.99-1.42);
-    #: with the monotone one it did not (docs/design/legged.md).
+    #: changed with 1e-9 perturbations of the guess; with the monotone one it did not (docs/design/legged.md).
     solver_options = {"ipopt": {**LeggedProblem.solver_options["ipopt"], "mu_strategy": "monotone"}}
 
     def __init__(
