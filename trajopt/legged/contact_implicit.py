@@ -53,7 +53,7 @@ solve`` warns of it).
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
@@ -231,17 +231,9 @@ class ContactImplicitProblem(LeggedProblem):
         :data:`MIN_SWING_KNOTS` counted as stance (module docstring)."""
         stance = self.loads(controls) > STANCE_FORCE
         for i in range(self.n_feet):
-            k = 0
-            while k < self.N:
-                if stance[k, i]:
-                    k += 1
-                    continue
-                end = k
-                while end < self.N and not stance[end, i]:
-                    end += 1
-                if end - k < MIN_SWING_KNOTS:
-                    stance[k:end, i] = True
-                k = end
+            for start, end in _runs(~stance[:, i]):
+                if end - start < MIN_SWING_KNOTS:
+                    stance[start:end, i] = True
         return stance
 
     def solution_schedule(self, solution: Any) -> ContactSchedule:
@@ -261,7 +253,7 @@ class ContactImplicitProblem(LeggedProblem):
         speed = np.abs(np.diff(feet[:, :, :2], axis=0)).max(axis=2) / self.schedule.dt
         return max(height, float(np.max(speed * (loads[:-1] + loads[1:]) / 2)))
 
-    def gait(self, solution: Any) -> tuple:
+    def gait(self, solution: Any) -> Tuple[str, float]:
         """The name of the gait ``solution`` found and how clearly (:func:`~trajopt.legged.schedule.gait_name`)."""
         return gait_name(self.solution_schedule(solution).stance, self.robot.leg_roles)
 
@@ -318,7 +310,7 @@ class GaitDiscovery:
         problem.travel_constraint.lower, problem.travel_constraint.upper = -travel, travel
 
 
-def _runs(mask: np.ndarray) -> List[tuple]:
+def _runs(mask: np.ndarray) -> List[Tuple[int, int]]:
     """The ``(start, end)`` of each run of True in ``mask`` (end exclusive)."""
     edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(int), [0]])))
     return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
