@@ -5,8 +5,8 @@ registered problem ``go1-discover`` (``-p speed=V -p period=T``: one cycle,
 footfalls chosen by complementarity from the all-stance guess,
 :mod:`trajopt.legged.contact_implicit`)
 from its default guess and from ``--seeds`` guesses perturbed by 1e-9
-(a seeded Gaussian on every state and control entry but the fixed start: the
-round-off another machine brings), and runs ``trajopt verify``'s MuJoCo check on
+(``bench/convergence.py``'s ``perturbed_guess``: each entry moved by a seeded
+relative Gaussian, the round-off another machine brings), and runs ``trajopt verify``'s MuJoCo check on
 each plan. It prints per run the iterations, the solve time, the objective,
 the gait found and its knots with no foot down, the complementarity reached
 before the footfalls were held, the verdict and the footfall diagram; per
@@ -19,16 +19,16 @@ case the spread (distinct gaits, objectives, max/min iterations).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import problems  # noqa: E402
+from bench.convergence import perturbed_guess  # noqa: E402
 from bench.run_info import run_info, write_result  # noqa: E402
 from trajopt import solve  # noqa: E402
 from trajopt.mujoco.verify import verify  # noqa: E402
@@ -40,15 +40,10 @@ PERTURBATION = 1e-9
 def discover(speed: float, period: float, seed: int | None) -> Dict[str, Any]:
     """One discovery at ``speed`` over ``period`` from the default guess (``seed`` None) or from a guess perturbed with ``seed``."""
     problem = problems.get("go1-discover", speed=speed, period=period)
-    if seed is not None:
-        rng = np.random.default_rng(seed)
-        X, W = problem.initial_guess()
-        X = X + PERTURBATION * rng.standard_normal(X.shape)
-        X[0] = problem.x0
-        problem.set_initial_guess(X, W + PERTURBATION * rng.standard_normal(W.shape))
-    start = time.perf_counter()
-    solution = solve(problem)
-    wall = time.perf_counter() - start
+    with perturbed_guess(problem, seed, PERTURBATION) if seed is not None else contextlib.nullcontext():
+        start = time.perf_counter()
+        solution = solve(problem)
+        wall = time.perf_counter() - start
     schedule = problem.solution_schedule(solution)
     name, agreement = problem.gait(solution)
     found = next((stage["reached"] for stage in solution.homotopy if "reached" in stage), float("nan"))

@@ -127,9 +127,9 @@ class ContactImplicitProblem(LeggedProblem):
             raise ValueError(f"complementarity: expected a bound below the homotopy's last relaxed one, {COMPLEMENTARITY_RELAXED[-1]:g}; got {complementarity!r}")
         if not getattr(robot, "is_floating", False) or getattr(robot, "leg_roles", None) is None:
             raise ValueError(f"robot: expected a quadruped with leg roles (a models.LeggedRobot or Go1), got {getattr(robot, 'name', robot)!r}")
-        parents = robot.contact_parents()
-        if len(set(parents)) < len(parents):
-            raise ValueError(f"robot: gait discovery needs one point foot per leg; {robot.name} has {len(parents)} contacts on {len(set(parents))} bodies")
+        shared = robot.shared_contacts()
+        if shared:
+            raise ValueError(f"robot: gait discovery needs one point foot per leg; {robot.name}'s contacts {shared} share bodies")
         self.speed = speed
         x0 = self.start_state(robot, speed)
         schedule = ContactSchedule(tuple(robot.kinematics_bodies), np.ones((intervals + 1, robot.nc), dtype=bool), dt, "discover")
