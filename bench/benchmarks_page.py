@@ -307,7 +307,7 @@ def discover_section(result: Dict[str, Any]) -> str:
     rows = []
     for r in result["rows"]:
         rows.append([
-            f"{r['speed']:g}", f"{r['period']:g}", "default" if r["seed"] is None else f"seed {r['seed']}", str(r["iterations"]), f"{r['solve_time']:.1f}",
+            f"{r['speed']:g}", f"{r['period']:g}", "default" if r["seed"] is None else f"{r['scale']:g}, seed {r['seed']}", str(r["iterations"]), f"{r['solve_time']:.1f}",
             f"{r['objective']:.5f}", f"{r['gait']} ({100 * r['agreement']:.0f} %)", str(r["flight_knots"]), f"{r['complementarity']:.1e}",
             r["verdict"].removeprefix("verdict: ").split(" (")[0],
         ])  # fmt: skip
@@ -316,8 +316,8 @@ def discover_section(result: Dict[str, Any]) -> str:
 
 `python bench/discover.py --json bench/results/discover.json`: `go1-discover`
 at each speed and cycle length (footfalls chosen by complementarity from the
-all-stance guess), from its default guess and from guesses perturbed by
-{result['settings']['perturbation']:g} (seeded), each plan checked by
+all-stance guess), from its default guess and from guesses perturbed by a
+relative {" and ".join(f"{s:g}" for s in result['settings']['scales'])} (seeded), each plan checked by
 `trajopt verify`'s MuJoCo replay (not run on a failed solve). Complementarity
 is the largest product of a foot's height or mean horizontal speed and its
 load (a fraction of the weight) before the footfalls are held.

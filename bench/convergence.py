@@ -62,10 +62,11 @@ SCALES = (1e-9, 1e-7)
 #: CasADi OpenBLAS thread counts tried besides the backends' one.
 BLAS_THREADS = (2, 3, 4)
 #: The cases a release is judged on: every registered gait, jump and terrain problem on the Go1 and
-#: Go2, the jumps with free phase durations, the humanoid, the quadrotor problems, the README's block
+#: Go2, the jumps with free phase durations, the humanoids' (the G1's and Talos's walk), the quadrotor problems, the README's block
 #: and the examples' problems (the templates ``trot``, ``jump``, ... are these same problems on the Go1).
 FLAGSHIPS = (
-    "go1-trot", "go1-pace", "go1-bound", "go1-stand", "go1-jump", "go2-trot", "go1-trot-kinodynamic", "humanoid-shift",
+    "go1-trot", "go1-pace", "go1-bound", "go1-stand", "go1-jump", "go2-trot", "go1-trot-kinodynamic",
+    "humanoid-shift", "humanoid-stand", "humanoid-walk", "humanoid-walk-talos",
     "go1-slope", "go1-stairs", "go1-stones", "go1-gap", "go1-jump-free-timing", "go1-gap-free-timing",
     "quadrotor", "quadrotor-flip", "quadrotor-track", "rigid-body-slew",
     "readme-quadrotor", "example-satellite", "example-thrust-body",
@@ -93,6 +94,7 @@ def cases() -> Dict[str, Callable[[], Tuple[Problem, Dict[str, Any]]]]:
     found: Dict[str, Callable[[], Tuple[Problem, Dict[str, Any]]]] = {name: (lambda name=name: (problems.get(name), {})) for name in problems.names()}
     for name in ("go1-jump", "go1-gap"):  # the jumps with free phase durations (-p timing=free)
         found[f"{name}-free-timing"] = lambda name=name: (problems.get(name, timing="free"), {})
+    found["humanoid-walk-talos"] = lambda: (problems.get("humanoid-walk", robot="talos"), {})  # the second humanoid
     found["readme-quadrotor"] = readme_problem
     found["example-satellite"] = lambda: (satellite_slew(), {})
     found["example-thrust-body"] = lambda: (thrust_body_flight(), {})
@@ -202,7 +204,7 @@ def measure(name: str, problem: Problem, kwargs: Dict[str, Any], seeds: int = 20
 
     def record(group: str, label: str) -> None:
         start = time.perf_counter()
-        solution = solver.solve()
+        solution = solver.solve() if problem.homotopy is None else problem.homotopy.solve(solver)  # its stages, as trajopt.solve runs them
         row.samples.append(Sample(group, label, int(solution.iterations), float(solution.objective), solution.status, bool(solution.success), time.perf_counter() - start))
 
     record("base", "default guess")

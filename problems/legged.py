@@ -19,7 +19,7 @@ line). Defaults:
   (dt 0.02 s, 40 knots), 0.2 m forward, feet 0.05 m high at mid-flight,
   torques' and forces' rate penalized (1e-5) so the push-off stays realizable.
 - ``go2-trot``: ``go1-trot``'s gait on the Go2.
-- ``go1-discover``: no schedule: one 0.6 s cycle (dt 0.02 s) at ``speed``
+- ``go1-discover``: no schedule: one cycle (dt 0.02 s; 0.6 s, shorter above 0.5 m/s) at ``speed``
   (default 0.5 m/s) whose footfalls the optimizer chooses by complementarity
   from an all-stance guess (:class:`trajopt.legged.contact_implicit.ContactImplicitProblem`,
   solved by its homotopy), swinging feet 0.05 m high once the footfalls are fixed.
@@ -89,10 +89,12 @@ JUMP_CONTROL_RATE = 1e-5
 
 
 @register("go1-discover")
-def go1_discover(speed: float = 0.5, period: float = 0.6, dt: float = 0.02, apex: float = 0.05, mu: float = 0.7, friction: str = "pyramid", payload: float = 0.0) -> ContactImplicitProblem:
+def go1_discover(speed: float = 0.5, period: Optional[float] = None, dt: float = 0.02, apex: float = 0.05, mu: float = 0.7, friction: str = "pyramid", payload: float = 0.0) -> ContactImplicitProblem:
     """Go1 gait found without a schedule: one periodic cycle at 0.5 m/s, footfalls chosen by complementarity.
 
-    ``speed`` (m/s) of the cycle, ``period`` (s) its duration, ``apex`` the
+    ``speed`` (m/s) of the cycle, ``period`` (s) its duration (default: 0.6 s
+    up to 0.5 m/s, shorter above, 0.4 s from 0.75 m/s:
+    :func:`trajopt.legged.contact_implicit.discovery_period`), ``apex`` the
     swinging feet's height (m) once the footfalls are fixed; ``trajopt solve``
     prints the footfall diagram and the gait's name."""
     return ContactImplicitProblem(Go1(mu=mu, payload=payload), speed=speed, period=period, dt=dt, swing_apex=apex, friction=friction, name="go1-discover")

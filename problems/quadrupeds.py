@@ -27,7 +27,7 @@ from models import LeggedRobot
 from models.quadruped import installed_quadrupeds
 from models.robot_data import KNOWN_ROBOTS, installed_urdfs
 from trajopt.legged import LeggedProblem
-from trajopt.legged.contact_implicit import ContactImplicitProblem
+from trajopt.legged.contact_implicit import ContactImplicitProblem, discovery_period
 from trajopt.legged.scaling import GaitScale
 
 from .legged import _jump, _periodic_gait
@@ -45,8 +45,9 @@ GO1_GAITS = {
 }
 #: Go1 values of the jump (go1-jump's): forward length (m), feet height at mid-flight (m), knot spacing (s).
 GO1_JUMP = {"length": 0.2, "apex": 0.05, "dt": 0.02}
-#: Go1 values of gait discovery (go1-discover's): speed (m/s), cycle (s), swing apex (m).
-GO1_DISCOVER = {"speed": 0.5, "period": 0.6, "apex": 0.05}
+#: Go1 values of gait discovery (go1-discover's): speed (m/s), knot spacing (s), swing apex (m); its cycle
+#: is :func:`~trajopt.legged.contact_implicit.discovery_period` of the speed.
+GO1_DISCOVER = {"speed": 0.5, "dt": 0.02, "apex": 0.05}
 DEFAULT_ROBOT = "go1"
 
 Feet = Union[None, str, Sequence[str]]
@@ -114,9 +115,10 @@ def discover(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet
     model = quadruped(robot, urdf, feet, knees, mu, payload)
     scale = GaitScale.of(model)
     speed = scale.speed(GO1_DISCOVER["speed"]) if speed is None else speed
-    period = scale.duration(GO1_DISCOVER["period"]) if period is None else period
+    period = scale.duration(discovery_period(speed / scale.speed(1.0), GO1_DISCOVER["dt"])) if period is None else period
     apex = scale.distance(GO1_DISCOVER["apex"]) if apex is None else apex
-    return ContactImplicitProblem(model, speed=speed, period=period, dt=period / KNOTS_PER_PERIOD, swing_apex=apex, friction=friction, name=f"{model.name}-discover")
+    intervals = max(round(period / scale.duration(GO1_DISCOVER["dt"])), 1)  # the knot spacing nearest the Go1's, scaled
+    return ContactImplicitProblem(model, speed=speed, period=period, dt=period / intervals, swing_apex=apex, friction=friction, name=f"{model.name}-discover")
 
 
 @register("jump")

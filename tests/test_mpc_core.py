@@ -312,7 +312,7 @@ def test_real_time_iteration_step_solves_its_regularized_kkt_system(regularizati
     w0 = nlp.pack(states, np.repeat(model.hover_control()[None], problem.N, axis=0)) + 1e-3 * rng.standard_normal(nlp.n_w)
     (lbw, ubw), (lbg, ubg), p = nlp.bounds_w(), nlp.bounds_g(), nlp.parameters()
     w0 = np.clip(w0, lbw, ubw)
-    step = solver._create(False)(x0=w0, p=p, lbx=lbw, ubx=ubw, lbg=lbg, ubg=ubg)
+    step = solver._create("cold")(x0=w0, p=p, lbx=lbw, ubx=ubw, lbg=lbg, ubg=ubg)
     d = step["x"] - w0
 
     jac, hess = (np.asarray(ca.DM(m)) for m in solver.linearization(w0))

@@ -241,3 +241,32 @@ def test_the_top_view_draws_each_tread_with_its_edges_and_height():
     _draw_blocks(ax, None)  # a plane: nothing more
     assert len(ax.patches) == 3
     plt.close(figure)
+
+
+def test_the_closed_loop_plot_over_stairs_has_a_side_view_of_the_treads():
+    """A short loop of go1-stairs in MuJoCo (0.2 s, uncompiled): its figure gains a side view whose ground profile is
+    the terrain's height along x, under the measured base path and the footholds taken and planned at their heights;
+    the flat trot's figure has none."""
+    pytest.importorskip("mujoco")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from trajopt.plotting.mpc import plot_closed_loop
+
+    problem = problems.get("go1-stairs")
+    task = mpc_task(problem)
+    result = run_closed_loop(task.controller(mode="rti", compile=False), task.plant(), 0.2, 50.0, delay="tick")
+    figure = plot_closed_loop(result, task)
+    side = next(ax for ax in figure.axes if ax.get_ylabel() == "z [m]")
+    assert len(figure.axes) == 7
+    profile = next(line for line in side.lines if line.get_label().startswith("terrain at y"))
+    x, z = profile.get_xdata(), profile.get_ydata()
+    y = float(profile.get_label().split("=")[1].split()[0])
+    np.testing.assert_allclose(z, problem.terrain.height(np.c_[x, np.full_like(x, y)]), rtol=0, atol=1e-12)
+    base = next(line for line in side.lines if line.get_label() == "base")
+    np.testing.assert_allclose(np.c_[base.get_xdata(), base.get_ydata()], result.states[:, [0, 2]], rtol=0, atol=1e-12)
+    planned = np.array([p for p in task.legged.planned_footholds.values()])
+    crosses = np.concatenate([np.c_[line.get_xdata(), line.get_ydata()] for line in side.lines if line.get_marker() == "x"])
+    assert len(planned) and sorted(map(tuple, crosses)) == sorted(map(tuple, planned[:, [0, 2]]))
+    flat = mpc_task(problems.get("go1-trot"))
+    assert len(plot_closed_loop(run_closed_loop(flat.controller(mode="rti", compile=False), flat.plant(), 0.04, 50.0, delay="tick"), flat).axes) == 6

@@ -12,7 +12,7 @@ import trajopt
 from trajopt import SOLVERS, IpoptSolver, SolverSettings, solve
 from trajopt.cli.arguments import UsageError, add_solver_options, solver_settings
 from trajopt.solvers import BASE_DEFAULTS, build_solver
-from trajopt.solvers.ipopt import DEFAULT_IPOPT_OPTIONS, WARM_START_OPTIONS
+from trajopt.solvers.ipopt import DEFAULT_IPOPT_OPTIONS, HOMOTOPY_WARM_START_OPTIONS, WARM_START_OPTIONS
 
 
 @pytest.mark.parametrize(
@@ -55,16 +55,19 @@ def test_every_backend_is_registered_with_its_capabilities():
 
 
 def test_the_options_merge_in_one_order():
-    """Defaults < the problem's < the warm start's < the run's < max_iter/tol < the user's options."""
+    """Defaults < the problem's < the warm start's (a homotopy stage's) < the run's < max_iter/tol < the user's options."""
     problem = problems.get("quadrotor")
     problem.solver_options = {"ipopt": {"mu_init": 0.5, "tol": 1e-5, "max_iter": 7}}
     solver = IpoptSolver(problem, max_iter=9, tol=1e-9, options={"mu_init": 0.25})
-    cold, warm = solver.backend_options(False), solver.backend_options(True)
+    cold, warm, stage = (solver.backend_options(start) for start in ("cold", "warm", "homotopy"))
     assert cold["mu_init"] == 0.25 and cold["max_iter"] == 9 and cold["tol"] == 1e-9
     assert cold["mumps_pivot_order"] == DEFAULT_IPOPT_OPTIONS["mumps_pivot_order"]
     assert cold["max_wall_time"] == solver.max_wall_time and cold["print_level"] == 0
     assert all(warm[key] == value for key, value in WARM_START_OPTIONS.items() if key != "mu_init") and warm["mu_init"] == 0.25
+    assert all(stage[key] == value for key, value in HOMOTOPY_WARM_START_OPTIONS.items() if key != "mu_init") and stage["mu_init"] == 0.25
     assert "warm_start_init_point" not in cold
+    with pytest.raises(ValueError, match="start: expected 'cold', 'warm' or 'homotopy'"):
+        solver.backend_options(True)
 
 
 def test_max_iter_caps_the_solve_and_settings_equal_keywords():
@@ -80,7 +83,7 @@ def test_max_iter_caps_the_solve_and_settings_equal_keywords():
 def test_the_sqp_tolerance_is_its_primal_and_dual_ones():
     problem = problems.get("quadrotor")
     solver = build_solver(problem, solver="sqp", transcription="multiple_shooting", chart=True, tol=1e-7, max_iter=40)
-    options = solver.backend_options(False)
+    options = solver.backend_options("cold")
     assert options["tol_pr"] == options["tol_du"] == 1e-7 and options["max_iter"] == 40
 
 

@@ -16,9 +16,12 @@ single solve. :class:`BoundHomotopy` is the common case: it names
 :class:`~trajopt.constraints.Constraint` s of the problem that share an upper
 bound and the relaxed bounds to pass through, loosest first, solves the
 problem once per relaxed bound and once more with the constraints' own bounds
-(the problem as stated),
-each solve warm-started from the previous one's primal-dual point. The
-returned :class:`~trajopt.Solution` is the last solve's, with the iterations
+(the problem as stated): the first solve from ``warm_start`` (default: the
+problem's guess), each later one from the previous one's primal-dual point
+with the backend's homotopy options
+(:attr:`~trajopt.solvers.base.NlpSolver.homotopy_options`: a larger barrier
+parameter and bound pushes than a re-solve's, as the tightened rows are
+violated there). The returned :class:`~trajopt.Solution` is the last solve's, with the iterations
 and times summed over the stages and each stage in
 :attr:`trajopt.Solution.homotopy`; a stage that fails ends the homotopy with
 its solution (its status says which bound failed). The constraints' bounds are
@@ -68,7 +71,7 @@ class BoundHomotopy:
                 for constraint, bound in zip(self.constraints, own):
                     constraint.upper = bound if upper is None else upper
                 value = max(float(np.max(bound)) for bound in own) if upper is None else upper
-                solution = record_stage(solver.solve(warm_start=solution), stages, {"upper": value})
+                solution = record_stage(solver.solve(warm_start=solution, homotopy=bool(stages)), stages, {"upper": value})
                 if not solution.success:
                     solution.status = f"{solution.status} (homotopy stage {len(stages)} of {len(self.relaxed) + 1}, {names} <= {value:g})"
                     break

@@ -7,7 +7,8 @@ ground when is decided by the optimizer, through complementarity between each
 foot's height and its normal force and between its horizontal motion and that
 force. With ``phi_i(q)`` the WORLD height of foot ``i``, ``p_i(q)`` its WORLD
 position and ``lambda_i = f_z,i / (m g)`` its normal force as a fraction of
-the robot's weight, at every knot ``k >= 1`` and over every interval
+the robot's weight, at the inner knots ``k = 1 .. N - 2`` (the first and last
+states are fixed, with every foot on the ground) and over every interval
 ``[k, k + 1]`` of length ``h``::
 
     phi_i >= 0,   lambda_i >= 0,   phi_i lambda_i <= epsilon,
@@ -76,8 +77,20 @@ COMPLEMENTARITY = 1e-4
 STANCE_FORCE = 1e-2
 #: The shortest swing (knots) that must reach ``swing_apex``; shorter lifts of a foot count as stance.
 MIN_SWING_KNOTS = 3
+#: The Go1's default cycle (s): the time to travel ``DISCOVERY_STRIDE`` (m) at the commanded speed, within
+#: ``DISCOVERY_PERIODS`` (:func:`discovery_period`; a longer cycle at 1.5 m/s asks for steps past the legs' reach).
+DISCOVERY_STRIDE = 0.3
+DISCOVERY_PERIODS = (0.4, 0.6)
 #: Cost weights of gait discovery: effort first (torques), postures and velocities loosely held.
 DISCOVERY_WEIGHTS = LeggedWeights(joint_position=0.01, joint_velocity=0.001, torque=1e-2)
+
+
+def discovery_period(speed: float, dt: float) -> float:
+    """The Go1's default cycle (s) at ``speed`` (m/s): ``DISCOVERY_STRIDE / |speed|`` within ``DISCOVERY_PERIODS``,
+    rounded to a multiple of the knot spacing ``dt`` (s); the longest at rest. 0.6 s up to 0.5 m/s, 0.4 s from 0.75 m/s."""
+    shortest, longest = DISCOVERY_PERIODS
+    period = longest if speed == 0.0 else min(max(DISCOVERY_STRIDE / abs(speed), shortest), longest)
+    return dt * round(period / dt)
 
 
 class ContactImplicitProblem(LeggedProblem):
@@ -91,7 +104,7 @@ class ContactImplicitProblem(LeggedProblem):
     speed:
         Forward speed (m/s) of the cycle's start, and its mean speed.
     period:
-        Duration (s) of the cycle.
+        Duration (s) of the cycle; default :func:`discovery_period` of ``speed``.
     dt:
         Knot spacing (s); ``period`` must be a multiple of it.
     swing_apex:
@@ -108,7 +121,7 @@ class ContactImplicitProblem(LeggedProblem):
         self,
         robot: Any,
         speed: float = 0.5,
-        period: float = 0.6,
+        period: Optional[float] = None,
         dt: float = 0.02,
         swing_apex: float = 0.05,
         complementarity: float = COMPLEMENTARITY,
@@ -117,8 +130,8 @@ class ContactImplicitProblem(LeggedProblem):
         name: str = "discover",
     ) -> None:
         speed = B.real(speed, "speed")
-        period = B.real(period, "period", lower=0.0, strict=True)
         dt = B.real(dt, "dt", lower=0.0, strict=True)
+        period = discovery_period(speed, dt) if period is None else B.real(period, "period", lower=0.0, strict=True)
         intervals = int(round(period / dt))
         if intervals < 2 * MIN_SWING_KNOTS or abs(intervals * dt - period) > 1e-9 * period:
             raise ValueError(f"period: {period} s must be a multiple of dt = {dt} s with at least {2 * MIN_SWING_KNOTS} intervals")
@@ -153,7 +166,7 @@ class ContactImplicitProblem(LeggedProblem):
     def _add_constraints(self) -> None:
         robot, cm, N, nc = self.robot, self.contact_model, self.N, self.robot.nc
         weight = self.mass * GRAVITY
-        later = list(range(1, N))
+        inner = list(range(1, N - 1))  # the first and last states are fixed, every foot on the ground (module docstring)
         self.add_constraint(Constraint(lambda x, w: cm.dynamics_residual(x, w), name="dynamics residual"))
 
         def heights(x: Any) -> Any:
@@ -161,7 +174,7 @@ class ContactImplicitProblem(LeggedProblem):
             return ca.vertcat(*[kin[3 * i + 2] for i in range(nc)])
 
         #: feet above the ground; its per-knot bounds hold the footfalls in the final solve (:class:`GaitDiscovery`)
-        self.height_constraint = Constraint(heights, knots=later, lower=np.zeros((N - 1, nc)), upper=np.full((N - 1, nc), np.inf), name="feet above ground")
+        self.height_constraint = Constraint(heights, knots=inner, lower=np.zeros((N - 2, nc)), upper=np.full((N - 2, nc), np.inf), name="feet above ground")
         self.add_constraint(self.height_constraint)
 
         def contact(x: Any, w: Any) -> Any:
@@ -169,7 +182,7 @@ class ContactImplicitProblem(LeggedProblem):
             return ca.vertcat(*[kin[3 * i + 2] * f[3 * i + 2] / weight for i in range(nc)])
 
         #: height against load, ``phi_i lambda_i <= epsilon`` at the knots (module docstring)
-        self.contact_complementarity = Constraint(contact, knots=later, lower=-np.inf, upper=self.complementarity_bound, name="height complementarity")
+        self.contact_complementarity = Constraint(contact, knots=inner, lower=-np.inf, upper=self.complementarity_bound, name="height complementarity")
         self.add_constraint(self.contact_complementarity)
         h = self.schedule.dt
 
@@ -281,7 +294,7 @@ class GaitDiscovery:
         try:
             self._hold_footfalls(stance)
             record = {"upper": problem.complementarity_bound, "label": "the footfalls held", "stance": stance.tolist()}
-            solution = record_stage(solver.solve(warm_start=solution), stages, record)
+            solution = record_stage(solver.solve(warm_start=solution, homotopy=True), stages, record)
         finally:
             problem.control_lower, problem.control_upper = saved[0], saved[1]
             for constraint, (lower, upper) in zip(held, saved[2]):
@@ -295,11 +308,11 @@ class GaitDiscovery:
         place; swing feet unloaded and ``swing_apex`` high at the middle knot of each swing."""
         problem = self.problem
         N, nc = problem.N, problem.n_feet
-        lower, upper = np.zeros((N - 1, nc)), np.zeros((N - 1, nc))
+        lower, upper = np.zeros((N - 2, nc)), np.zeros((N - 2, nc))  # the height rows of knots 1 .. N - 2
         travel = np.full((N - 1, 2 * nc), np.inf)
         for i in range(nc):
             swing = ~stance[:, i]
-            upper[swing[1:], i] = np.inf
+            upper[swing[1:-1], i] = np.inf
             forces = problem.foot_force_slice(i)
             problem.control_lower[swing, forces] = 0.0
             problem.control_upper[swing, forces] = 0.0

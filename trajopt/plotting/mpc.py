@@ -15,6 +15,11 @@ Panels over the plant's time (s), pushes shaded red:
   aimed the foot, the horizon's ``planned_footholds``), over a block terrain
   (stairs) its blocks' top faces with their edges and heights,
   and the gait diagram of the applied plans (a bar while a foot's first knot is in stance);
+- legged robots over a terrain (a slope, stairs) only: a side view (WORLD
+  ``x`` across, ``z`` up, :func:`~trajopt.plotting.terrain.draw_terrain_profile`):
+  the ground's profile under each side's feet, the measured base and feet
+  paths over it, and the footholds taken (dots) and planned (crosses) at
+  their heights;
 - each tick's compute time (ms, wall) with the deadline (one controller
   period) and the failed ticks marked;
 - the applied plans at their first knot: for a legged robot the largest
@@ -45,6 +50,7 @@ from ..mpc.log import base_motion
 from ..mpc.loop import ClosedLoopResult
 from ..mpc.tasks import MPCTask
 from .output import save_figure
+from .terrain import draw_terrain_profile
 
 XYZ = ("x", "y", "z")
 
@@ -56,19 +62,25 @@ def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str
     given (an existing file only with ``overwrite``)."""
     legged = task.legged is not None
     biped = legged and getattr(task.legged.robot, "sole_sides", None) is not None
-    rows = 7 if biped else 6 if legged else 4
+    uneven = legged and (task.legged.ground.has_regions or getattr(task.legged.ground, "inclined", False))
+    rows = 4 + 2 * legged + biped + uneven
     fig, axes = plt.subplots(rows, 1, figsize=(9, 2.8 * rows + 0.2), sharex=False)
     _position(axes[0], result, task)
     (_heading_velocity if legged else _world_velocity)(axes[1], result, task)
+    spatial = set()  # panels drawn over x (m), not over time
     if legged:
         _top_view(axes[2], result, task)
-        _gait_diagram(axes[3], result, task)
+        spatial.add(2)
+        if uneven:
+            _side_view(axes[3], result, task)
+            spatial.add(3)
+        _gait_diagram(axes[3 + uneven], result, task)
     if biped:
-        _centre_of_pressure(axes[4], result, task)
+        _centre_of_pressure(axes[4 + uneven], result, task)
     _tick_times(axes[-2], result)
     _margins(axes[-1], result, task)
     for i, ax in enumerate(axes):
-        if not (legged and i == 2):
+        if i not in spatial:
             _shade_pushes(ax, result)
             ax.set_xlabel("t [s]")
         ax.grid(True, alpha=0.3)
@@ -142,6 +154,20 @@ def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
+
+
+def _side_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+    robot, ground = task.legged.robot, task.legged.ground
+    surface = getattr(ground, "terrain", ground)  # a terrain with foot regions, or the plane itself: both give heights
+    feet = np.array([np.asarray(robot.kinematics(x)).reshape(-1, 3) for x in result.states])
+    draw_terrain_profile(ax, surface, _motion(result, task)[0], feet, robot.kinematics_bodies)
+    colours = [line.get_color() for line in ax.lines[-len(robot.kinematics_bodies) :]]
+    taken = footholds_taken(result, robot)
+    for i, colour in enumerate(colours):
+        holds = np.array([f.position for f in taken if f.foot == i]).reshape(-1, 3)
+        ax.plot(holds[:, 0], holds[:, 2], "o", markersize=3, color=colour)
+        planned = np.array([p for (foot, _), p in sorted(task.legged.planned_footholds.items()) if foot == i]).reshape(-1, 3)
+        ax.plot(planned[:, 0], planned[:, 2], "x", markersize=4, color=colour)
 
 
 def _draw_blocks(ax: Any, terrain: Any) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Literal, Optional, Tuple
 
 import casadi as ca
 import numpy as np
@@ -53,6 +53,11 @@ MAX_DEFAULT_THREADS = 8
 CHART_RECENTRE_ANGLE = 1.0
 #: At most this many re-centred solves follow the first one.
 MAX_RECENTRES = 5
+#: How a solve starts, which selects the options over the problem's (:meth:`NlpSolver.backend_options`): from a
+#: primal point only (``"cold"``), from a primal-dual point of the same problem (``"warm"``), or from the primal-dual
+#: solution of the previous stage of a homotopy (``"homotopy"``: the same NLP with its bounds moved, so that the
+#: point is near but not at a solution; :mod:`trajopt.homotopy`).
+Start = Literal["cold", "warm", "homotopy"]
 
 
 def eval_time(stats: Dict[str, Any]) -> float:
@@ -107,8 +112,8 @@ class NlpSolver(ABC):
         self._first_knot = self._stagewise_options.pop(FIRST_KNOT, None)
         self._nlp_call: Optional[NonzeroCall] = None  # the stage-wise NLP function and the first knot's, called on numpy buffers
         self._first_knot_call: Optional[NonzeroCall] = None
-        self._solvers: Dict[bool, Any] = {}
-        self._watchdogs: Dict[bool, Watchdog] = {}
+        self._solvers: Dict[Start, Any] = {}
+        self._watchdogs: Dict[Start, Watchdog] = {}
         self._prepared: Optional[Tuple[Dict[str, np.ndarray], Dict[str, Any]]] = None  # prepare()'s point and call arguments
         #: wall time (s) of the backend's phases in the last :meth:`prepare` (the real-time iteration's ``linearize``)
         self.last_preparation_times: Dict[str, float] = {}
@@ -139,6 +144,8 @@ class NlpSolver(ABC):
     default_options: Dict[str, Any] = {}
     #: the options a warm start (given multipliers) sets over the problem's (:meth:`backend_options`)
     warm_start_options: Dict[str, Any] = {}
+    #: the options a homotopy stage's start (:data:`Start`) sets over the problem's instead; ``None``: :attr:`warm_start_options`
+    homotopy_options: Optional[Dict[str, Any]] = None
 
     @property
     def last_qp_iterations(self) -> int:
@@ -174,12 +181,17 @@ class NlpSolver(ABC):
         """The options this run fixes (verbosity, wall time), in the backend's names."""
         return {}
 
-    def backend_options(self, warm: bool) -> Dict[str, Any]:
-        """The backend's options, each source over the ones before: :attr:`default_options`, the problem's
-        ``solver_options[name]``, :attr:`warm_start_options` (when ``warm``), :meth:`run_options`, and
-        the user's (the settings' ``max_iter`` and ``tol``, then their ``options``). A nested dict of
-        options (HPIPM's ``"hpipm"``) merges key by key."""
-        sources = (self.default_options, self.problem.solver_options.get(self.name, {}), self.warm_start_options if warm else {}, self.run_options(), self.user_options)
+    def backend_options(self, start: Start) -> Dict[str, Any]:
+        """The backend's options for a solve that starts as ``start`` says (:data:`Start`), each source over the
+        ones before: :attr:`default_options`, the problem's ``solver_options[name]``, the start's
+        (:attr:`warm_start_options` for ``"warm"``, :attr:`homotopy_options` for ``"homotopy"``, none for
+        ``"cold"``), :meth:`run_options`, and the user's (the settings' ``max_iter`` and ``tol``, then their
+        ``options``). A nested dict of options (HPIPM's ``"hpipm"``) merges key by key."""
+        if start not in ("cold", "warm", "homotopy"):
+            raise ValueError(f"start: expected 'cold', 'warm' or 'homotopy', got {start!r}")
+        homotopy = self.warm_start_options if self.homotopy_options is None else self.homotopy_options
+        own = {"cold": {}, "warm": self.warm_start_options, "homotopy": homotopy}[start]
+        sources = (self.default_options, self.problem.solver_options.get(self.name, {}), own, self.run_options(), self.user_options)
         merged: Dict[str, Any] = {}
         for source in sources:
             for key, value in source.items():
@@ -193,23 +205,23 @@ class NlpSolver(ABC):
         check_nlpsol_options(nlpsol_options, cls.plugin)
 
     @abstractmethod
-    def _create(self, warm: bool) -> Any:
-        """The backend's solver: called with ``x0, p, lbx, ubx, lbg, ubg`` (and ``lam_x0``,
-        ``lam_g0`` when ``warm``) it returns ``x, f, lam_x, lam_g`` in the NLP's row order;
+    def _create(self, start: Start) -> Any:
+        """The backend's solver for solves that start as ``start`` says (:data:`Start`): called with ``x0, p, lbx,
+        ubx, lbg, ubg`` (and ``lam_x0``, ``lam_g0`` unless ``start`` is ``"cold"``) it returns ``x, f, lam_x, lam_g`` in the NLP's row order;
         its ``stats()`` hold ``return_status`` (a name), ``success`` and ``iter_count``."""
 
     def _nlp_problem(self) -> Any:
         """What ``casadi.nlpsol`` gets as the problem: the stage-wise NLP function, or the NLP graph."""
         return self._nlp_function if self._nlp_function is not None else {"x": self.nlp.w, "p": self.nlp.p, "f": self.nlp.f, "g": self.nlp.g}
 
-    def _solver(self, warm: bool) -> Any:
-        """The backend's solver (built on first use, its time added to ``build_time``)."""
-        if warm not in self._solvers:
-            start = time.perf_counter()
-            self._solvers[warm] = self._create(warm)
+    def _solver(self, start: Start) -> Any:
+        """The backend's solver for ``start`` (built on first use, its time added to ``build_time``)."""
+        if start not in self._solvers:
+            began = time.perf_counter()
+            self._solvers[start] = self._create(start)
             single_threaded_casadi_blas()  # the plugin and its BLAS are loaded now
-            self.build_time += time.perf_counter() - start
-        return self._solvers[warm]
+            self.build_time += time.perf_counter() - began
+        return self._solvers[start]
 
     # ------------------------------------------------------------ starting points
     def _warm_point(self, warm_start: Solution) -> Dict[str, np.ndarray]:
@@ -300,11 +312,13 @@ class NlpSolver(ABC):
         lbg, ubg = nlp.bounds_g(constraints)
         return {"p": nlp.parameters(constraints), "lbx": lbx, "ubx": ubx, "lbg": lbg, "ubg": ubg, **point}
 
-    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None, homotopy: bool = False) -> Dict[str, Any]:
         """One call of the backend from ``point`` with the call ``args`` (default :meth:`_arguments`, read
-        from the problem now): the iterate, multipliers and statistics."""
-        nlp, warm = self.nlp, "lam_g0" in point
-        solver = self._solver(warm)
+        from the problem now), a homotopy stage's start when ``homotopy`` and ``point`` holds multipliers
+        (:data:`Start`): the iterate, multipliers and statistics."""
+        nlp = self.nlp
+        start: Start = ("homotopy" if homotopy else "warm") if "lam_g0" in point else "cold"
+        solver = self._solver(start)
         args = self._arguments(point) if args is None else dict(args)
         p, lbx, ubx, lbg, ubg = (args[key] for key in ("p", "lbx", "ubx", "lbg", "ubg"))
         D = self.variable_scale
@@ -321,9 +335,9 @@ class NlpSolver(ABC):
         with watch_interrupts() as interrupt:  # Ctrl-C stops the backend; SolveInterrupted is raised by solve()
             try:
                 if self.watchdog:
-                    if warm not in self._watchdogs:
-                        self._watchdogs[warm] = Watchdog(functools.partial(_call, solver))
-                    res, stats = self._watchdogs[warm](args, self.max_wall_time)
+                    if start not in self._watchdogs:
+                        self._watchdogs[start] = Watchdog(functools.partial(_call, solver))
+                    res, stats = self._watchdogs[start](args, self.max_wall_time)
                 else:
                     res, stats = _call(solver, args)
                 if D is not None:
@@ -345,12 +359,15 @@ class NlpSolver(ABC):
         out["interrupted"] = interrupt.interrupted
         return out
 
-    def solve(self, warm_start: Optional[Solution] = None, initial_guess: Optional[np.ndarray] = None, multipliers: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Solution:
+    def solve(
+        self, warm_start: Optional[Solution] = None, initial_guess: Optional[np.ndarray] = None, multipliers: Optional[Tuple[np.ndarray, np.ndarray]] = None, homotopy: bool = False
+    ) -> Solution:
         """Solve from the problem's initial guess, a decision vector ``initial_guess`` (with its
         ``multipliers`` ``(lam_x, lam_g)`` for a primal-dual start, :mod:`trajopt.solvers`), or a
-        ``warm_start`` solution."""
+        ``warm_start`` solution. ``homotopy``: the primal-dual start is the previous stage's solution of a
+        homotopy (:data:`Start`; :attr:`homotopy_options` replace :attr:`warm_start_options`)."""
         nlp, self._prepared = self.nlp, None  # a solve moves the charts: a preparation before it is void
-        run = self._run(self._start(warm_start, initial_guess, multipliers))
+        run = self._run(self._start(warm_start, initial_guess, multipliers), homotopy=homotopy)
         totals = {key: run[key] for key in ("iterations", "eval_time", "solve_time")}
         for _ in range(MAX_RECENTRES):
             if run["interrupted"] or not (nlp.chart and run["success"] and nlp.chart_extent(run["w"]) > CHART_RECENTRE_ANGLE):

@@ -28,7 +28,7 @@ import casadi as ca
 import numpy as np
 
 from ..nlp import NLP
-from .base import NlpSolver
+from .base import NlpSolver, Start
 from .options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
 
@@ -110,7 +110,7 @@ class FatropSolver(NlpSolver):
     def run_options(self) -> Dict[str, Any]:
         return {"print_level": self.print_level}
 
-    def _create(self, warm: bool) -> InStageOrder:
+    def _create(self, start: Start) -> InStageOrder:
         """The fatrop ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts).
 
         Stage-wise derivatives reach it through its function cache
@@ -121,7 +121,7 @@ class FatropSolver(NlpSolver):
             return next(iter(self._solvers.values()))
         nlp, layout = self.nlp, self.layout
         problem = {"x": nlp.w, "p": nlp.p, "f": nlp.f, "g": nlp.g[layout.rows.tolist()]}
-        fatrop = self.backend_options(warm)
+        fatrop = self.backend_options(start)
         opts = {
             "structure_detection": "manual",
             **layout.options(),
@@ -138,7 +138,7 @@ class FatropSolver(NlpSolver):
             raise ValueError(f"options: CasADi could not build the fatrop solver with fatrop={fatrop!r}: {casadi_message(err)}") from None
         return InStageOrder(solver, layout.rows, drop_multipliers=True, status=return_status)
 
-    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None, homotopy: bool = False) -> Dict[str, Any]:
         """:meth:`NlpSolver._run`, after checking that no stage has more equality rows than
         its tangent states and controls (fatrop 1.1.8 aborts the process on such a stage)."""
         lbg, ubg = self.nlp.bounds_g() if args is None else (args["lbg"], args["ubg"])
@@ -149,4 +149,4 @@ class FatropSolver(NlpSolver):
             path = slice(start[k] + (nx if k < self.layout.K else 0), start[k + 1])
             if eq[path].sum() > nx + nu:
                 raise ValueError(f"problem: knot {k} has {int(eq[path].sum())} equality rows but {nx + nu} state and control directions; fatrop cannot take it")
-        return super()._run(point, args)
+        return super()._run(point, args, homotopy)

@@ -21,6 +21,13 @@ small ``mu_init``), so an optimal solution re-converges in a couple of
 iterations. Otherwise the previous trajectory, re-sampled at the new knots
 (with :meth:`Solution.evaluate`), is used as a primal guess only.
 
+A homotopy's stage (:mod:`trajopt.homotopy`) starts from the previous stage's
+solution with :data:`HOMOTOPY_WARM_START_OPTIONS` instead: ``mu_init`` 1e-6
+and pushes of 1e-5. Its tightened rows are violated at that point; started
+there at ``mu`` 1e-9, IPOPT regularized the KKT matrix ever harder until its
+step computation failed. The measurement that chose these values is in
+docs/design/legged.md.
+
 IPOPT stops at ``max_iter`` iterations (:data:`DEFAULT_IPOPT_OPTIONS`) or after
 the solver's ``max_wall_time`` seconds, checked between iterations.
 """
@@ -31,7 +38,7 @@ from typing import Any, Dict, Optional, Tuple
 import casadi as ca
 import numpy as np
 
-from .base import NlpSolver
+from .base import NlpSolver, Start
 from .options import casadi_message, check_ipopt_options
 from .scaling import equilibrated_scale, scaled_functions, scaled_graph
 
@@ -55,6 +62,16 @@ WARM_START_OPTIONS: Dict[str, Any] = {
     "warm_start_mult_bound_push": 1e-9,
     "mu_init": 1e-9,
 }
+#: IPOPT options added for the start of a homotopy's stage from the previous stage's solution (module docstring).
+HOMOTOPY_WARM_START_OPTIONS: Dict[str, Any] = {
+    "warm_start_init_point": "yes",
+    "warm_start_bound_push": 1e-5,
+    "warm_start_bound_frac": 1e-5,
+    "warm_start_slack_bound_push": 1e-5,
+    "warm_start_slack_bound_frac": 1e-5,
+    "warm_start_mult_bound_push": 1e-5,
+    "mu_init": 1e-6,
+}
 
 
 class IpoptSolver(NlpSolver):
@@ -65,6 +82,7 @@ class IpoptSolver(NlpSolver):
     takes_multipliers = True
     default_options = DEFAULT_IPOPT_OPTIONS
     warm_start_options = WARM_START_OPTIONS
+    homotopy_options = HOMOTOPY_WARM_START_OPTIONS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,8 +121,8 @@ class IpoptSolver(NlpSolver):
         check_ipopt_options(options)
         super().check_options(options, nlpsol_options)
 
-    def _create(self, warm: bool) -> ca.Function:
-        ipopt = self.backend_options(warm)
+    def _create(self, start: Start) -> ca.Function:
+        ipopt = self.backend_options(start)
         opts = {"print_time": False, "error_on_fail": False, "ipopt": ipopt, **self._derivative_options(), **self.nlpsol_options}
         expand = self.expand and self.derivatives == "casadi"
         try:

@@ -68,7 +68,7 @@ from models.numeric_call import NonzeroCall
 
 from ..problem import Problem
 from ..transcription import Transcription
-from .base import NlpSolver
+from .base import NlpSolver, Start
 from .derivatives import FIRST_KNOT
 from .options import casadi_message
 from .settings import SolverSettings
@@ -256,7 +256,7 @@ class RtiSolver(NlpSolver):
         unknown = set(self.user_options) - {"hpipm", "regularization"}
         if unknown:
             raise ValueError(f"options: the real-time iteration takes one step and only 'hpipm' (HPIPM's options) and 'regularization', got {sorted(unknown)}")
-        self.regularization = self.backend_options(False)["regularization"]
+        self.regularization = self.backend_options("cold")["regularization"]
         if isinstance(self.regularization, bool) or not isinstance(self.regularization, (int, float)) or not self.regularization >= 0 or not np.isfinite(self.regularization):
             raise ValueError(f"options: 'regularization' is the Levenberg-Marquardt weight, a finite float >= 0, got {self.regularization!r}")
 
@@ -303,17 +303,17 @@ class RtiSolver(NlpSolver):
 
     def _prepare_backend(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, float]:
         """Linearize at the prepared point (:meth:`RealTimeIterationStep.linearize`): the feedback only solves the QP."""
-        step = self._solver("lam_g0" in point)
+        step = self._solver("warm" if "lam_g0" in point else "cold")
         step.linearize(**args)
         return {"linearize": step.linearize_time}
 
     def _run_prepared(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, Any]:
         return self._run(point, {**args, "prepared": True})
 
-    def _create(self, warm: bool) -> RealTimeIterationStep:
+    def _create(self, start: Start) -> RealTimeIterationStep:
         if self._step is not None:
             return self._step
-        hpipm = self.backend_options(warm)["hpipm"]
+        hpipm = self.backend_options(start)["hpipm"]
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"], FIRST_KNOT: self._first_knot}
         first_knot = (self.nlp.idx_x[0], self.first_knot_rows)
         try:

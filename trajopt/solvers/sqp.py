@@ -58,7 +58,7 @@ import casadi as ca
 import numpy as np
 
 from ..nlp import NLP
-from .base import NlpSolver
+from .base import NlpSolver, Start
 from .derivatives import NLPSOL_OPTIONS
 from .options import casadi_message
 from .stage_layout import InStageOrder, StageLayout, stage_layout
@@ -157,7 +157,7 @@ class SqpSolver(NlpSolver):
 
     def _qpsol_options(self) -> Dict[str, Any]:
         """HPIPM's options, in ``sqpmethod`` and in the check of the first QP."""
-        return {**self.layout.options(), "inf": HPIPM_INFINITY, "hpipm": self.backend_options(False)["hpipm"], "error_on_fail": False}
+        return {**self.layout.options(), "inf": HPIPM_INFINITY, "hpipm": self.backend_options("cold")["hpipm"], "error_on_fail": False}
 
     def first_qp(self, point: Dict[str, np.ndarray]) -> Dict[str, Any]:
         """The QP of ``sqpmethod``'s first step from ``point`` (``x0``, optional ``lam_g0``) solved by HPIPM:
@@ -184,7 +184,7 @@ class SqpSolver(NlpSolver):
         code = int(stats["return_status"])
         return {"success": bool(stats["success"]), "status": HPIPM_STATUS.get(code, f"status {code}"), "iterations": int(stats["iter_count"]), "max_multiplier": float(np.abs(multipliers).max(initial=0.0))}
 
-    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None, homotopy: bool = False) -> Dict[str, Any]:
         """:meth:`NlpSolver._run` once HPIPM has solved the first QP from ``point`` (:class:`FirstQpFailed` otherwise)."""
         qp = self.first_qp(point)
         if not qp["success"]:
@@ -195,13 +195,13 @@ class SqpSolver(NlpSolver):
                 "sqpmethod has no fallback with HPIPM. Start near a solution (warm_start, e.g. an IPOPT solution) or use "
                 "solver='ipopt' or 'fatrop' (given no warm start, trajopt.solve starts from IPOPT's solution itself)"
             )
-        return super()._run(point, args)
+        return super()._run(point, args, homotopy)
 
-    def _create(self, warm: bool) -> InStageOrder:
+    def _create(self, start: Start) -> InStageOrder:
         """The ``sqpmethod`` ``nlpsol`` behind :class:`InStageOrder` (the same for warm starts)."""
         if self._solvers:
             return next(iter(self._solvers.values()))
-        sqp = self.backend_options(warm)
+        sqp = self.backend_options(start)
         sqp.pop("hpipm")  # in _qpsol_options
         opts = {
             **sqp,
