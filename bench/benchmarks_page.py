@@ -328,6 +328,28 @@ load (a fraction of the weight) before the footfalls are held.
 """
 
 
+def humanoid_mpc_section(result: Dict[str, Any]) -> str:
+    """``bench/humanoid_mpc.py``: the humanoids under MPC in MuJoCo, standing, walking and pushed."""
+    settings = result["settings"]
+    rows = [[r["robot"], r["run"], r["result"], f"{1e3 * r['p50']:.1f} / {1e3 * r['p99']:.1f} ms", f"{r['qp_iterations']:.1f}", str(r["failed"])] for r in result["rows"]]
+    head = ["robot", "run", "result", "tick p50 / p99", "HPIPM iterations per tick", "failed ticks"]
+    return f"""## Humanoids under model-predictive control
+
+`python bench/humanoid_mpc.py --robot {",".join(settings['robots'])} --sections {",".join(settings['sections'])} --trials {settings['trials']} --velocities {",".join(f"{v:g}" for v in settings['velocities'])} --json bench/results/humanoid_mpc.json`:
+`trajopt mpc humanoid-stand` and `humanoid-walk` (every joint but the legs'
+locked, the soles' corners as contacts, functions compiled) in MuJoCo at
+{settings['rate']:g} Hz, each plan applied one tick after its state was
+measured. Pushes are lateral, 0.1 s long, at random times 2 to 3 s into
+the run ({settings['trials']} per row, seed {settings['seed']}), the run going on 3 s
+after; a push row's tick times and iterations are medians over its runs,
+its failed ticks their sum.
+
+{table(head, rows)}
+
+{run_line(result['run'])}
+"""
+
+
 #: The result files the page renders, in its order, with the function that renders each.
 SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "convergence.json": convergence_section,
@@ -339,6 +361,7 @@ SECTIONS: Dict[str, Callable[[Dict[str, Any]], str]] = {
     "free_timing.json": free_timing_section,
     "jump_mpc.json": jump_mpc_section,
     "discover.json": discover_section,
+    "humanoid_mpc.json": humanoid_mpc_section,
 }
 
 

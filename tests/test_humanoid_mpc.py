@@ -287,6 +287,20 @@ def test_biped_commands_are_clamped_to_what_it_walked(g1):
     assert clamped.as_array().tolist() == [BIPED_LIMITS[0], 0.0, -0.2]
 
 
+def test_a_biped_speeds_up_at_its_own_acceleration():
+    """A biped's reference velocity rises at BIPED_ACCELERATION (0.15 m/s after 0.5 s toward 0.3 m/s), a quadruped's
+    at the Go1's ACCELERATION."""
+    from trajopt.mpc.commands import Command
+    from trajopt.mpc.legged import ACCELERATION, BIPED_ACCELERATION
+
+    legged = mpc_task(problems.get("humanoid-walk"), commands=Command(0.3)).legged
+    assert legged.acceleration[:2].tolist() == list(BIPED_ACCELERATION)
+    legged.start(0.0, legged.x_stand)
+    legged._advance_reference(0.5, legged.x_stand)
+    assert legged._v_ref[0] == pytest.approx(0.5 * BIPED_ACCELERATION[0], rel=1e-12)
+    assert mpc_task(problems.get("go1-trot")).legged.acceleration[:2].tolist() == list(ACCELERATION[:2])
+
+
 def test_closed_loop_plot_shows_the_centre_of_pressure_within_the_soles():
     """A short loop in MuJoCo (0.3 s of humanoid-walk, uncompiled): its figure has the centre-of-pressure panel, whose
     points lie within the stance corners' extent."""

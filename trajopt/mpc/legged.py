@@ -76,7 +76,8 @@ velocity ``(v_x, v_y, omega)`` in the heading frame, piecewise constant in
 time) through a generator with memory, advanced at every tick:
 
 - the reference velocity follows the command at bounded accelerations
-  (:data:`ACCELERATION` m/s^2 and rad/s^2, the Go1's, scaled);
+  (:data:`ACCELERATION` m/s^2 and rad/s^2, the Go1's, scaled; a biped's
+  forward and lateral ones :data:`BIPED_ACCELERATION`);
 - the reference position ``p_ref`` and heading ``psi_ref`` integrate it, and
   are pulled towards the measured base when it lags by more than
   :data:`MAX_LAG` (m, scaled; rad): a robot trotting in place is pulled back
@@ -192,6 +193,8 @@ from ..problem import Problem
 
 #: Reference accelerations of the Go1 (scaled): forward and lateral (m/s^2), yaw (rad/s^2).
 ACCELERATION = (1.0, 1.0, 2.0)
+#: A biped's forward and lateral reference accelerations (m/s^2): the G1 fell speeding up at the Go1's (docs/design/mpc.md).
+BIPED_ACCELERATION = (0.3, 0.3)
 #: How far the reference may lead the measured base of the Go1 (scaled): position (m), heading (rad).
 MAX_LAG = (0.1, 0.3)
 #: The horizon's length (s, the Go1's; scaled by the robot's legs), the trot's period
@@ -330,7 +333,8 @@ class LeggedMPC:
         #: a position (2,) the reference walks to (at the commands' speed, while the gait steps) and stops at (m, world),
         #: or ``None``: the commands' velocities alone
         self.goal = None if goal is None else np.asarray(goal, dtype=float).reshape(2)
-        self.acceleration = np.array([ACCELERATION[0], ACCELERATION[1], ACCELERATION[2] / scale.time])
+        forward, lateral = BIPED_ACCELERATION if getattr(robot, "sole_sides", None) is not None else ACCELERATION[:2]
+        self.acceleration = np.array([forward, lateral, ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length
         self.edge_lead = scale.distance(EDGE_LEAD)
