@@ -246,7 +246,7 @@ def test_the_top_view_draws_each_tread_with_its_edges_and_height():
 def test_the_closed_loop_plot_over_stairs_has_a_side_view_of_the_treads():
     """A short loop of go1-stairs in MuJoCo (0.2 s, uncompiled): its figure gains a side view whose ground profile is
     the terrain's height along x, under the measured base path and the footholds taken and planned at their heights;
-    the flat trot's figure has none."""
+    the flat trot's figure has none. Its tick panel draws each whole tick (preparation and feedback) and its feedback."""
     pytest.importorskip("mujoco")
     import matplotlib
 
@@ -268,5 +268,9 @@ def test_the_closed_loop_plot_over_stairs_has_a_side_view_of_the_treads():
     planned = np.array([p for p in task.legged.planned_footholds.values()])
     crosses = np.concatenate([np.c_[line.get_xdata(), line.get_ydata()] for line in side.lines if line.get_marker() == "x"])
     assert len(planned) and sorted(map(tuple, crosses)) == sorted(map(tuple, planned[:, [0, 2]]))
+    ticks = next(ax for ax in figure.axes if ax.get_ylabel() == "tick [ms]")
+    lines = {line.get_label(): line.get_ydata() for line in ticks.lines}
+    np.testing.assert_allclose(lines["tick (preparation + feedback)"], [1e3 * (r.preparation_time + r.compute_time) for r in result.log[1:]], rtol=1e-12)
+    np.testing.assert_allclose(lines["feedback"], [1e3 * r.compute_time for r in result.log[1:]], rtol=1e-12)
     flat = mpc_task(problems.get("go1-trot"))
     assert len(plot_closed_loop(run_closed_loop(flat.controller(mode="rti", compile=False), flat.plant(), 0.04, 50.0, delay="tick"), flat).axes) == 6

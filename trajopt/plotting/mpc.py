@@ -20,8 +20,10 @@ Panels over the plant's time (s), pushes shaded red:
   the ground's profile under each side's feet, the measured base and feet
   paths over it, and the footholds taken (dots) and planned (crosses) at
   their heights;
-- each tick's compute time (ms, wall) with the deadline (one controller
-  period) and the failed ticks marked;
+- each tick's time (ms, wall): the whole tick (the preparation before the
+  measurement and the feedback after it, what must fit in one controller
+  period, drawn as the deadline) and its feedback phase alone (the latency
+  from measurement to control), with the failed ticks marked;
 - the applied plans at their first knot: for a legged robot the largest
   friction ratio ``max(|f_x|, |f_y|) / (c f_z)`` of the standing feet (1 on
   the edge of the horizon's pyramid, ``c = mu / sqrt(2)``:
@@ -57,7 +59,7 @@ XYZ = ("x", "y", "z")
 
 def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str | Path] = None, overwrite: bool = False) -> Figure:
     """The figure of a closed loop of ``task``: base position and velocity against the reference, (legged
-    robots) footholds from above and the gait diagram, each tick's compute time against the deadline, and
+    robots) footholds from above and the gait diagram, each tick's time against the deadline, and
     the applied plans' friction and torque (or control) margins; written to ``path`` (PNG, PDF, SVG) when
     given (an existing file only with ``overwrite``)."""
     legged = task.legged is not None
@@ -195,12 +197,14 @@ def _gait_diagram(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
 def _tick_times(ax: Any, result: ClosedLoopResult) -> None:
     ticks = result.log[1:]
     times = np.array([r.t for r in ticks])
-    compute = 1e3 * np.array([r.compute_time for r in ticks])
-    ax.plot(times, compute, ".", markersize=3, label="compute time")
+    feedback = 1e3 * np.array([r.compute_time for r in ticks])
+    whole = feedback + 1e3 * np.array([r.preparation_time for r in ticks])
+    ax.plot(times, whole, ".", markersize=3, label="tick (preparation + feedback)")
+    ax.plot(times, feedback, ".", markersize=2, alpha=0.6, label="feedback")
     ax.axhline(1e3 / result.rate, color="r", linewidth=1, label=f"deadline {1e3 / result.rate:.0f} ms")
     failed = np.array([not r.success for r in ticks], dtype=bool)
     if failed.any():
-        ax.plot(times[failed], compute[failed], "rx", label="failed")
+        ax.plot(times[failed], whole[failed], "rx", label="failed")
     ax.set_ylabel("tick [ms]")
 
 
