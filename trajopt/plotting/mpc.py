@@ -71,10 +71,11 @@ def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str
     (_heading_velocity if legged else _world_velocity)(axes[1], result, task)
     spatial = set()  # panels drawn over x (m), not over time
     if legged:
-        _top_view(axes[2], result, task)
+        footholds = _footholds(result, task)
+        _top_view(axes[2], result, task, footholds)
         spatial.add(2)
         if uneven:
-            _side_view(axes[3], result, task)
+            _side_view(axes[3], result, task, footholds)
             spatial.add(3)
         _gait_diagram(axes[3 + uneven], result, task)
     if biped:
@@ -143,32 +144,37 @@ def _heading_velocity(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     ax.set_ylabel("heading frame")
 
 
-def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+def _footholds(result: ClosedLoopResult, task: MPCTask) -> list:
+    """Per foot, ``(taken (K, 3), planned (M, 3))``: where it stood in the run (:func:`~trajopt.mpc.footholds_taken.footholds_taken`)
+    and where the horizon aimed it (``planned_footholds``, in landing order), WORLD (m)."""
+    taken = footholds_taken(result, task.legged.robot)
+    planned = sorted(task.legged.planned_footholds.items())
+    return [
+        (np.array([f.position for f in taken if f.foot == i]).reshape(-1, 3), np.array([p for (foot, _), p in planned if foot == i]).reshape(-1, 3))
+        for i in range(task.legged.robot.nc)
+    ]
+
+
+def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list) -> None:
     robot = task.legged.robot
     _draw_blocks(ax, getattr(task.legged.ground, "terrain", None))
     ax.plot(result.states[:, 0], result.states[:, 1], color="0.3", label="base path")
-    taken = footholds_taken(result, robot)
-    for i, name in enumerate(robot.kinematics_bodies):
-        holds = np.array([f.position for f in taken if f.foot == i]).reshape(-1, 3)
+    for name, (holds, planned) in zip(robot.kinematics_bodies, footholds):
         (dots,) = ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
-        planned = np.array([p for (foot, _), p in sorted(task.legged.planned_footholds.items()) if foot == i]).reshape(-1, 3)
         ax.plot(planned[:, 0], planned[:, 1], "x", markersize=4, color=dots.get_color(), label=f"{name} planned" if len(planned) else None)
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
 
 
-def _side_view(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
+def _side_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list) -> None:
     robot, ground = task.legged.robot, task.legged.ground
     surface = getattr(ground, "terrain", ground)  # a terrain with foot regions, or the plane itself: both give heights
     feet = np.array([np.asarray(robot.kinematics(x)).reshape(-1, 3) for x in result.states])
     draw_terrain_profile(ax, surface, _motion(result, task)[0], feet, robot.kinematics_bodies)
     colours = [line.get_color() for line in ax.lines[-len(robot.kinematics_bodies) :]]
-    taken = footholds_taken(result, robot)
-    for i, colour in enumerate(colours):
-        holds = np.array([f.position for f in taken if f.foot == i]).reshape(-1, 3)
+    for colour, (holds, planned) in zip(colours, footholds):
         ax.plot(holds[:, 0], holds[:, 2], "o", markersize=3, color=colour)
-        planned = np.array([p for (foot, _), p in sorted(task.legged.planned_footholds.items()) if foot == i]).reshape(-1, 3)
         ax.plot(planned[:, 0], planned[:, 2], "x", markersize=4, color=colour)
 
 

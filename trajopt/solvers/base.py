@@ -312,12 +312,16 @@ class NlpSolver(ABC):
         lbg, ubg = nlp.bounds_g(constraints)
         return {"p": nlp.parameters(constraints), "lbx": lbx, "ubx": ubx, "lbg": lbg, "ubg": ubg, **point}
 
+    @staticmethod
+    def _start_of(point: Dict[str, np.ndarray], homotopy: bool = False) -> Start:
+        """How a solve from ``point`` starts (:data:`Start`): with multipliers, warm (a homotopy stage's when ``homotopy``), else cold."""
+        return ("homotopy" if homotopy else "warm") if "lam_g0" in point else "cold"
+
     def _run(self, point: Dict[str, np.ndarray], args: Optional[Dict[str, Any]] = None, homotopy: bool = False) -> Dict[str, Any]:
         """One call of the backend from ``point`` with the call ``args`` (default :meth:`_arguments`, read
         from the problem now), a homotopy stage's start when ``homotopy`` and ``point`` holds multipliers
         (:data:`Start`): the iterate, multipliers and statistics."""
-        nlp = self.nlp
-        start: Start = ("homotopy" if homotopy else "warm") if "lam_g0" in point else "cold"
+        nlp, start = self.nlp, self._start_of(point, homotopy)
         solver = self._solver(start)
         args = self._arguments(point) if args is None else dict(args)
         p, lbx, ubx, lbg, ubg = (args[key] for key in ("p", "lbx", "ubx", "lbg", "ubg"))

@@ -303,7 +303,7 @@ class RtiSolver(NlpSolver):
 
     def _prepare_backend(self, point: Dict[str, np.ndarray], args: Dict[str, Any]) -> Dict[str, float]:
         """Linearize at the prepared point (:meth:`RealTimeIterationStep.linearize`): the feedback only solves the QP."""
-        step = self._solver("warm" if "lam_g0" in point else "cold")
+        step = self._solver(self._start_of(point))
         step.linearize(**args)
         return {"linearize": step.linearize_time}
 
