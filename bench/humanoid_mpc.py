@@ -15,9 +15,12 @@ not real-time on this machine. Sections (``--sections``):
   (``--velocities``, m/s; the impulse is the robot's mass times it), at random
   times 2-3 s into ``humanoid-stand`` (standing) and ``humanoid-walk`` (stepping
   in place), each run 3 s past its push: recovered or not;
-- ``walk``: ``humanoid-walk`` for 10 s forward at 0.3 m/s, and turning in place
-  at 0.3 rad/s: RMS error of the commanded component after 2 s (the helpers of
-  ``bench/locomotion.py``), fall or not, tick p50 / p99.
+- ``walk``: ``humanoid-walk`` for 10 s forward at 0.3 m/s, backward at 0.125 m/s,
+  sideways (to the left) at 0.075 m/s and turning in place at 0.3 rad/s (each the
+  limit :data:`trajopt.mpc.commands.BIPED_LIMITS` clamps to): RMS error of the
+  commanded component after 2 s (the helpers of ``bench/locomotion.py``; sideways
+  it includes the lateral sway of the biped's walk, which walking in place alone
+  gives), fall or not, tick p50 / p99.
 
 ``--robot`` takes one humanoid or several (``g1,talos``), each run through the
 sections in turn. ``--json FILE`` also writes every row with the machine and
@@ -102,10 +105,14 @@ def push_section(args: argparse.Namespace, robot: str) -> List[Dict[str, Any]]:
 def walk_section(args: argparse.Namespace, robot: str) -> List[Dict[str, Any]]:
     print(f"\n## walk: humanoid-walk --robot {robot}, 10 s, RMS after 2 s, delay tick")
     rows = []
-    for label, command, unit in (("forward 0.3 m/s", Command(0.3), "m/s"), ("turn 0.3 rad/s", Command(0.0, 0.0, 0.3), "rad/s")):
+    walks = (
+        ("forward 0.3 m/s", Command(0.3), "m/s"), ("backward 0.125 m/s", Command(-0.125), "m/s"),
+        ("sideways 0.075 m/s", Command(0.0, 0.075), "m/s"), ("turn 0.3 rad/s", Command(0.0, 0.0, 0.3), "rad/s"),
+    )  # fmt: skip
+    for label, command, unit in walks:
         task, result, s = run("humanoid-walk", robot, command, 10.0)
         error = tracking_error(task, result, command) if not s.fell else float("nan")
-        print(f"{label:16s} RMS error {error:.3f}  {outcome(s)}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}, failed {s.failed}", flush=True)
+        print(f"{label:18s} RMS error {error:.3f}  {outcome(s)}; tick p50 {1e3 * s.p50:.1f} ms, p99 {1e3 * s.p99:.1f} ms, HPIPM iterations {s.qp_iterations:.1f}, failed {s.failed}", flush=True)
         rows.append(row(robot, f"walk 10 s, {label}", f"{outcome(s)}, RMS error {error:.3f} {unit} after 2 s", s))
     return rows
 

@@ -5,6 +5,7 @@ Oracles: pinocchio's ``constraintDynamics`` with a 6D contact per sole (accelera
 1e-9, with the soles at rest: there the corners' rigid motion and the sole's coincide) and central differences
 for the Jacobian identity.
 """
+import warnings
 from pathlib import Path
 
 import casadi as ca
@@ -276,15 +277,25 @@ def test_standing_soles_lose_their_measured_velocity():
 
 
 def test_biped_commands_are_clamped_to_what_it_walked(g1):
-    """Beyond BIPED_LIMITS, one warning per clamped component and the command clamped."""
+    """Beyond BIPED_LIMITS (slower backward than forward), one warning per clamped component naming its limit, and
+    the command clamped to it; within them, none."""
     from trajopt.mpc.commands import BIPED_LIMITS, Command, clamp, command_limits
 
-    limits = command_limits(g1)
-    assert limits.tolist() == list(BIPED_LIMITS)
+    lower, upper = command_limits(g1)
+    assert lower.tolist() == [low for low, _ in BIPED_LIMITS] and upper.tolist() == [high for _, high in BIPED_LIMITS]
+    assert -lower[0] < upper[0]
     with pytest.warns(UserWarning) as caught:
-        clamped = clamp(Command(0.5, 0.1, -0.2), limits)
+        clamped = clamp(Command(0.5, 0.1, -0.2), (lower, upper))
     assert [str(w.message).split(" = ")[0] for w in caught] == ["command: vx", "command: vy"]
-    assert clamped.as_array().tolist() == [BIPED_LIMITS[0], 0.0, -0.2]
+    assert "+0.3 m/s" in str(caught[0].message) and "+0.075 m/s" in str(caught[1].message)
+    assert clamped.as_array().tolist() == [upper[0], upper[1], -0.2]
+    with pytest.warns(UserWarning) as caught:
+        clamped = clamp(Command(-0.3, -0.1), (lower, upper))
+    assert len(caught) == 2 and "-0.125 m/s" in str(caught[0].message)
+    assert clamped.as_array().tolist() == [lower[0], lower[1], 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert clamp(Command(-0.125, 0.075, 0.3), (lower, upper)) == Command(-0.125, 0.075, 0.3)
 
 
 def test_a_biped_speeds_up_at_its_own_acceleration():

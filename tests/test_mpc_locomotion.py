@@ -83,12 +83,13 @@ def test_a_malformed_command_file_names_its_line(tmp_path, text, message):
 
 def test_a_command_beyond_the_robot_is_clamped_with_one_warning():
     robot = problems.get("go1-trot").robot
-    limits = command_limits(robot)
+    lower, upper = command_limits(robot)
+    np.testing.assert_array_equal(lower, -upper)  # a quadruped's are the same both ways
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clamped = CommandProfile.constant(Command(5.0)).clamped(limits)
+        clamped = CommandProfile.constant(Command(5.0)).clamped((lower, upper))
     assert len(caught) == 1 and "vx = 5" in str(caught[0].message) and "clamped" in str(caught[0].message)
-    assert clamped.at(0.0).vx == pytest.approx(limits[0]) and limits[0] < 5.0
+    assert clamped.at(0.0).vx == pytest.approx(upper[0]) and upper[0] < 5.0
 
 
 def test_go1_walks_forward_at_the_commanded_velocity():

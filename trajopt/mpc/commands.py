@@ -6,10 +6,11 @@ yaw, level): ``vx`` forward and ``vy`` to the left (m/s), ``yaw_rate``
 commands: each row applies from its time ``t`` (s) until the next row's
 (:func:`read_commands` reads them from a CSV file with the columns ``t, vx,
 vy, yaw_rate`` and, optionally, ``gait``). Commands beyond what the robot
-can do are clamped to :func:`command_limits` (the Go1's, scaled to the
-robot's legs by dynamic similarity: speeds by ``sqrt(s)``, rates by
-``1 / sqrt(s)``, ``s = L / L_Go1``; a biped's are :data:`BIPED_LIMITS`) with
-one warning naming the limit.
+can do are clamped to :func:`command_limits` (the Go1's, the same both ways
+and scaled to the robot's legs by dynamic similarity: speeds by ``sqrt(s)``,
+rates by ``1 / sqrt(s)``, ``s = L / L_Go1``; a biped's are
+:data:`BIPED_LIMITS`, slower backward than forward) with one warning naming
+the limit.
 
 The optional ``gait`` column gives a :class:`~trajopt.mpc.gaits.GaitSchedule`.
 """
@@ -29,9 +30,10 @@ from .gaits import GaitSchedule
 
 #: The Go1's command limits: forward and lateral speed (m/s), yaw rate (rad/s).
 GO1_LIMITS = (0.8, 0.4, 1.0)
-#: A biped's command limits (the G1's, robots with ``sole_sides``): forward and lateral speed (m/s), yaw rate (rad/s).
-#: What its receding horizon was measured to walk in MuJoCo: faster, sideways or backward it fell (docs/design/mpc.md).
-BIPED_LIMITS = (0.3, 0.0, 0.3)
+#: A biped's command limits (the G1's, robots with ``sole_sides``): the lowest and highest ``vx``, ``vy`` (m/s) and
+#: ``yaw_rate`` (rad/s): below what its receding horizon was measured to walk in MuJoCo, with a margin to the
+#: speeds at which it fell (docs/design/mpc.md).
+BIPED_LIMITS = ((-0.125, 0.3), (-0.075, 0.075), (-0.3, 0.3))
 
 
 @dataclass(frozen=True)
@@ -52,23 +54,27 @@ class Command:
         return np.array([self.vx, self.vy, self.yaw_rate])
 
 
-def command_limits(robot: object) -> np.ndarray:
-    """``|vx|, |vy|, |yaw_rate|`` limits (3,) of ``robot``: the Go1's (:data:`GO1_LIMITS`) scaled to its legs,
-    speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over the Go1's; a biped's
-    (``sole_sides``) :data:`BIPED_LIMITS`."""
+def command_limits(robot: object) -> Tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest ``[vx, vy, yaw_rate]`` (3,), (3,) of ``robot``: the Go1's (:data:`GO1_LIMITS`, the same
+    both ways) scaled to its legs, speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over
+    the Go1's; a biped's (``sole_sides``) :data:`BIPED_LIMITS`."""
     if getattr(robot, "sole_sides", None) is not None:
-        return np.array(BIPED_LIMITS, dtype=float)
+        lower, upper = np.array(BIPED_LIMITS, dtype=float).T
+        return lower, upper
     scale = GaitScale.of(robot)
-    return np.array([GO1_LIMITS[0] * math.sqrt(scale.length), GO1_LIMITS[1] * math.sqrt(scale.length), GO1_LIMITS[2] / math.sqrt(scale.length)])
+    upper = np.array([GO1_LIMITS[0] * math.sqrt(scale.length), GO1_LIMITS[1] * math.sqrt(scale.length), GO1_LIMITS[2] / math.sqrt(scale.length)])
+    return -upper, upper
 
 
-def clamp(command: Command, limits: np.ndarray, where: str = "command") -> Command:
-    """``command`` within ``limits``; a :class:`UserWarning` names each clamped component and its limit."""
+def clamp(command: Command, limits: Tuple[np.ndarray, np.ndarray], where: str = "command") -> Command:
+    """``command`` within ``limits`` (lowest, highest: :func:`command_limits`); a :class:`UserWarning` names each
+    clamped component and the limit it crossed."""
+    lower, upper = limits
     values = command.as_array()
-    clamped = np.clip(values, -limits, limits)
-    for name, value, limit, unit in zip(("vx", "vy", "yaw_rate"), values, limits, ("m/s", "m/s", "rad/s")):
-        if abs(value) > limit:
-            warnings.warn(f"{where}: {name} = {value:g} {unit} is beyond this robot's {limit:.2f} {unit}; clamped to {np.sign(value) * limit:+.2f}", UserWarning, stacklevel=3)
+    clamped = np.clip(values, lower, upper)
+    for name, value, limit, unit in zip(("vx", "vy", "yaw_rate"), values, clamped, ("m/s", "m/s", "rad/s")):
+        if value != limit:
+            warnings.warn(f"{where}: {name} = {value:g} {unit} is beyond this robot's {limit:+.3g} {unit}; clamped to it", UserWarning, stacklevel=3)
     return Command(*clamped)
 
 
@@ -97,7 +103,7 @@ class CommandProfile:
         """``[vx, vy, yaw_rate]`` of the commands in force at ``times`` (K,): (K, 3), as :meth:`at` gives them."""
         return self._values[np.maximum(np.searchsorted(self.times, np.asarray(times, dtype=float), side="right") - 1, 0)]
 
-    def clamped(self, limits: np.ndarray) -> "CommandProfile":
+    def clamped(self, limits: Tuple[np.ndarray, np.ndarray]) -> "CommandProfile":
         """The same profile with every command within ``limits`` (:func:`clamp`)."""
         return CommandProfile(self.times, [clamp(c, limits, f"command at t = {t:g} s") for t, c in zip(self.times, self.commands)])
 
