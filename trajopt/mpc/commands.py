@@ -26,7 +26,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from ..legged.scaling import GaitScale
-from .gaits import GaitSchedule
+from .gaits import GaitSchedule, is_biped
 
 #: The Go1's command limits: forward and lateral speed (m/s), yaw rate (rad/s).
 GO1_LIMITS = (0.8, 0.4, 1.0)
@@ -58,7 +58,7 @@ def command_limits(robot: object) -> Tuple[np.ndarray, np.ndarray]:
     """The lowest and highest ``[vx, vy, yaw_rate]`` (3,), (3,) of ``robot``: the Go1's (:data:`GO1_LIMITS`, the same
     both ways) scaled to its legs, speeds by ``sqrt(s)`` and the rate by ``1 / sqrt(s)``, ``s`` its leg length over
     the Go1's; a biped's (``sole_sides``) :data:`BIPED_LIMITS`."""
-    if getattr(robot, "sole_sides", None) is not None:
+    if is_biped(robot):
         lower, upper = np.array(BIPED_LIMITS, dtype=float).T
         return lower, upper
     scale = GaitScale.of(robot)

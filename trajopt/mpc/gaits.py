@@ -80,6 +80,11 @@ class GaitSchedule:
         return [s.gait for s in self.segments]
 
 
+def is_biped(robot: Any) -> bool:
+    """Whether ``robot`` walks on two soles: its contact points name their sole's side (``sole_sides``, the humanoid's corners)."""
+    return getattr(robot, "sole_sides", None) is not None
+
+
 class GaitTimeline:
     """A :class:`GaitSchedule` placed on ``robot``, a gait change taking effect at the next boundary of the
     running gait's cycle: ``starts`` (s) and per segment its

@@ -186,7 +186,7 @@ from ..costs import LeastSquaresCost, QuadraticCost, QuadraticTerminalCost
 from ..legged.ocp import friction_rows
 from ..legged.scaling import GaitScale
 from .commands import Command, CommandProfile, command_limits
-from .gaits import GaitSchedule, GaitTimeline
+from .gaits import GaitSchedule, GaitTimeline, is_biped
 from .ground_plane import GroundPlane
 from .step_timing import StepTiming, heading_offset
 from ..problem import Problem
@@ -333,7 +333,7 @@ class LeggedMPC:
         #: a position (2,) the reference walks to (at the commands' speed, while the gait steps) and stops at (m, world),
         #: or ``None``: the commands' velocities alone
         self.goal = None if goal is None else np.asarray(goal, dtype=float).reshape(2)
-        forward, lateral = BIPED_ACCELERATION if getattr(robot, "sole_sides", None) is not None else ACCELERATION[:2]
+        forward, lateral = BIPED_ACCELERATION if is_biped(robot) else ACCELERATION[:2]
         self.acceleration = np.array([forward, lateral, ACCELERATION[2] / scale.time])
         self.max_lag = (scale.distance(MAX_LAG[0]), MAX_LAG[1])
         self.reach = REACH * robot.leg_length

@@ -48,6 +48,7 @@ from matplotlib.figure import Figure
 from lie import quat_to_euler_zyx, yaw_to_rot
 
 from ..mpc.footholds_taken import footholds_taken
+from ..mpc.gaits import is_biped
 from ..mpc.log import base_motion
 from ..mpc.loop import ClosedLoopResult
 from ..mpc.tasks import MPCTask
@@ -63,7 +64,7 @@ def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str
     the applied plans' friction and torque (or control) margins; written to ``path`` (PNG, PDF, SVG) when
     given (an existing file only with ``overwrite``)."""
     legged = task.legged is not None
-    biped = legged and getattr(task.legged.robot, "sole_sides", None) is not None
+    biped = legged and is_biped(task.legged.robot)
     uneven = legged and (task.legged.ground.has_regions or getattr(task.legged.ground, "inclined", False))
     rows = 4 + 2 * legged + biped + uneven
     fig, axes = plt.subplots(rows, 1, figsize=(9, 2.8 * rows + 0.2), sharex=False)
