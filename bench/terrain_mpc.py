@@ -1,11 +1,14 @@
-"""The receding horizon over the terrains it plans offline: the Go1 up the stairs, in MuJoCo.
+"""The receding horizon over the terrains it plans offline: the Go1 up the stairs and across the stepping stones, in MuJoCo.
 
 Each case is ``trajopt mpc NAME``'s default task (the plan's start, walking to
 where the plan ends and standing there; MuJoCo building the terrain as
 ``trajopt verify`` does), run ``--runs`` times from random start phases: the
-robot stands for a random time in ``[0, T)`` (``T`` the trot's period) before
-it trots, so that its feet meet the edges at another phase of the gait each
-run. Per run:
+robot stands for a random time in ``[0, T)`` (``T`` the horizon's trot period)
+before it trots, so that its feet meet the edges at another phase of the gait
+each run. Over the stones the horizon follows the solved plan
+(:func:`trajopt.mpc.tasks.follows_its_plan`): the random time is added to the
+stand before the plan starts, and the runs differ in that start alone (the
+footholds are the plan's). Per run:
 
 - fall or not (a link other than a foot touching the terrain is a fall);
 - whether every foot ends over the region the plan's last footholds stand
@@ -18,7 +21,7 @@ The plans reach the plant one period after their measurement (``--delay
 tick``) unless ``--delay measured``: the tick is not real-time on these
 machines (see the MPC benchmarks).
 
-    python bench/terrain_mpc.py [--cases go1-stairs] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
+    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
 """
 from __future__ import annotations
 
@@ -34,10 +37,11 @@ sys.path.insert(0, str(ROOT))
 
 import problems  # noqa: E402
 from trajopt.mpc.footholds_taken import HEIGHT_TOLERANCE, footholds_taken, off_the_regions  # noqa: E402
-from trajopt.mpc.gaits import GaitSchedule  # noqa: E402
+from trajopt.legged.scaling import GaitScale  # noqa: E402
+from trajopt.mpc.gaits import GAITS, GaitSchedule  # noqa: E402
 from trajopt.mpc.loop import parse_delay, run_closed_loop  # noqa: E402
 from trajopt.mpc.report import loop_statistics  # noqa: E402
-from trajopt.mpc.tasks import mpc_task  # noqa: E402
+from trajopt.mpc.tasks import follows_its_plan, mpc_task  # noqa: E402
 
 from bench.run_info import run_info, write_result  # noqa: E402
 
@@ -56,7 +60,11 @@ def on_final_regions(problem: Any, state: np.ndarray) -> bool:
 def run(name: str, wait: float, delay: Any) -> Dict[str, Any]:
     """One run of ``name``'s task, standing ``wait`` s before trotting; its outcome."""
     problem = problems.get(name)
-    task = mpc_task(problem, gaits=GaitSchedule([(0.0, "stand"), (wait, "trot")]) if wait > 0 else None)
+    if follows_its_plan(problem):
+        task = mpc_task(problem)
+        task.legged.plan_start += wait
+    else:
+        task = mpc_task(problem, gaits=GaitSchedule([(0.0, "stand"), (wait, "trot")]) if wait > 0 else None)
     mpc, plant = task.controller(mode="rti"), task.plant()
     result = run_closed_loop(mpc, plant, task.duration + wait, 50.0, delay=delay)
     stats = loop_statistics(result, task.problem.model)
@@ -72,7 +80,7 @@ def run(name: str, wait: float, delay: Any) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", default="go1-stairs", help="comma-separated registered terrain problems")
+    parser.add_argument("--cases", default="go1-stairs,go1-stones", help="comma-separated registered terrain problems")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", default="tick")
     parser.add_argument("--seed", type=int, default=0)
@@ -82,7 +90,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     info, rows = run_info(), []
     for name in args.cases.split(","):
-        period = float(mpc_task(problems.get(name)).legged.timeline.period[0])
+        problem = problems.get(name)
+        period = GaitScale.of(problem.robot).duration(GAITS["trot"][0])
         print(f"\n## {name}: {args.runs} runs, delay {args.delay}", flush=True)
         runs = []
         for j in range(args.runs):

@@ -3,6 +3,7 @@ torques and feet, and the Go1 lands its jump in MuJoCo where the plan lands it."
 from __future__ import annotations
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import problems
@@ -11,6 +12,7 @@ from trajopt.mpc.commands import Command
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plan_tracking import PlanTrackingMPC
 from trajopt.mpc.tasks import PLAN_STANDING_TIME, PLAN_WAIT, mpc_task
+from trajopt.sim.pin_numerics import PinNumerics
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +72,52 @@ def test_go1_lands_its_jump_in_mujoco_where_the_plan_lands_it():
     at_end = int(np.searchsorted(result.times, legged.plan_end))
     assert np.linalg.norm(feet[at_end, :, :2] - legged.plan_feet[-1, :, :2], axis=1).max() < 0.05  # landed where the plan lands
     assert np.linalg.norm(result.states[-1, :2] - legged.plan.states[-1, :2]) < 0.05  # and stands where it ends
+
+
+def _pinocchio_feet(robot, q):
+    """The feet (nc, 3) of configuration ``q`` (our convention) by pinocchio's own forward kinematics."""
+    model = robot.pin_model
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, PinNumerics(robot).to_pinocchio(q))
+    return np.array([data.oMf[model.getFrameId(name)].translation for name in robot.kinematics_bodies])
+
+
+def test_standing_after_the_plan_holds_its_posture_on_the_feet_where_they_landed(plan):
+    """A landing short of the plan's feet: the standing reference is the plan's last state with its base moved by the
+    feet's mean displacement, its joints re-fitted so that pinocchio's forward kinematics puts every foot where it
+    stands, at rest; its torques hold that posture on vertical forces alone (pinocchio's RNEA with those forces as
+    external wrenches: the base rows vanish)."""
+    mpc = PlanTrackingMPC(plan, start=0.3)
+    robot, nq = mpc.robot, mpc.robot.nq
+    last, planned = plan.states[-1], mpc.plan_feet[-1]
+    feet = planned + np.array([[-0.02, 0.005, -0.002], [-0.02, -0.01, -0.002], [0.025, 0.0, 0.0], [0.025, -0.005, 0.0]])
+    posture = mpc.posture_on(last, planned, feet)
+    np.testing.assert_allclose(_pinocchio_feet(robot, posture[:nq]), feet, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(posture[:3], last[:3] + (feet - planned).mean(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(posture[3:7], last[3:7])  # the plan's orientation kept
+    assert not posture[nq:].any()
+    # the horizon's references at a tick after the plan's end, the robot standing in that posture
+    mpc.update(mpc.problem, mpc.plan_end + 0.1, posture)
+    np.testing.assert_allclose(mpc.state_cost.x_ref, np.tile(posture, (mpc.problem.N, 1)), rtol=0, atol=1e-9)
+    torques = mpc.holding_torques(posture)
+    # the update fits its posture on the feet of x, which are ``feet`` to the fit's 1e-12 m: torques within 1e-8 N m
+    np.testing.assert_allclose(mpc.state_cost.u_ref, np.tile(torques, (mpc.problem.N, 1)), rtol=0, atol=1e-8)
+    # pinocchio: tau(f) = rnea(q, 0, 0, f_ext) is affine in the feet's vertical forces; the torques are one of them, base rows zero
+    model, data = robot.pin_model, robot.pin_model.createData()
+    q = PinNumerics(robot).to_pinocchio(posture[:nq])
+    pin.framesForwardKinematics(model, data, q)
+
+    def rnea(f_z):
+        external = [pin.Force.Zero() for _ in range(model.njoints)]
+        for name, f in zip(robot.kinematics_bodies, f_z):
+            frame = model.frames[model.getFrameId(name)]
+            joint = data.oMi[frame.parentJoint]
+            force, at = np.array([0.0, 0.0, f]), data.oMf[model.getFrameId(name)].translation
+            external[frame.parentJoint] += pin.Force(joint.rotation.T @ force, joint.rotation.T @ np.cross(at - joint.translation, force))
+        return pin.rnea(model, data, q, np.zeros(model.nv), np.zeros(model.nv), external)
+
+    gravity = rnea(np.zeros(robot.nc))
+    columns = np.column_stack([rnea(np.eye(robot.nc)[i]) - gravity for i in range(robot.nc)])
+    f_z = np.linalg.lstsq(columns[6:], torques - gravity[6:], rcond=None)[0]
+    np.testing.assert_allclose(rnea(f_z), np.r_[np.zeros(6), torques], rtol=0, atol=1e-9)
+    assert f_z.sum() == pytest.approx(robot.mass * 9.81, rel=1e-3) and (f_z > 0).all()

@@ -13,7 +13,8 @@ from trajopt.mpc.commands import Command
 from trajopt.mpc.gaits import GaitSchedule
 from trajopt.mpc.legged import LeggedMPC
 from trajopt.mpc.loop import run_closed_loop
-from trajopt.mpc.tasks import mpc_task
+from trajopt.mpc.plan_tracking import PlanTrackingMPC
+from trajopt.mpc.tasks import PLAN_STANDING_TIME, PLAN_WAIT, follows_its_plan, mpc_task
 from trajopt.mpc.terrain_ground import CACHE_RESOLUTION, FOOTHOLD_MARGIN, PROFILE_STEPS, TerrainGround
 from trajopt.terrain import HeightMap, boxes, stairs, stone_lanes
 from trajopt.terrain.profile import clearance
@@ -68,12 +69,37 @@ def test_a_region_too_small_for_the_margin_gets_a_smaller_one():
     assert hold[0] == pytest.approx(0.45 - 0.5 * FOOTHOLD_MARGIN) and hold[2] == 0.05  # 10 cm: 3.5 cm from its edges
 
 
-def test_a_terrain_with_footing_on_its_blocks_only_is_refused():
+def test_over_stepping_stones_the_horizon_follows_the_plan():
+    """Footholds chosen one landing at a time are refused where the floor gives no footing; the stones' task follows
+    the solved plan instead (its footholds chosen for the whole crossing), in MuJoCo on the stones."""
     lanes = stone_lanes([-0.13, 0.13], size=0.1, gap=0.1, first=-0.45, count=7, depth=0.3)
     with pytest.raises(ValueError, match="gives footing on its blocks only"):
         ground_of(lanes)
-    with pytest.raises(ValueError, match=r"'go1-stones' plans over a terrain the receding horizon cannot walk \(terrain: .* gives footing on its blocks only"):
-        mpc_task(problems.get("go1-stones"))
+    problem = problems.get("go1-stones")
+    assert follows_its_plan(problem) and not follows_its_plan(problems.get("go1-stairs")) and follows_its_plan(problems.get("go1-jump"))
+    task = mpc_task(problem)
+    assert isinstance(task.legged, PlanTrackingMPC) and task.terrain is problem.terrain and task.name == "go1-stones-mpc"
+    assert task.duration == pytest.approx(PLAN_WAIT + task.legged.plan.tf + PLAN_STANDING_TIME)
+    np.testing.assert_allclose(task.reference(np.array([0.0, task.duration])), task.legged.plan.states[[0, -1]], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="our KKT plant has flat ground only"):
+        task.plant(sim="own")
+
+
+def test_go1_crosses_the_stepping_stones_in_mujoco_and_stands_on_the_last_ones():
+    """go1-stones under MPC from its default task: no fall (no link but a foot touching the stones), every foothold
+    taken on a stone, every foot over the stone of its plan's last foothold at the end."""
+    pytest.importorskip("mujoco")
+    problem = problems.get("go1-stones")
+    task = mpc_task(problem)
+    result = run_closed_loop(task.controller(mode="rti"), task.plant(), task.duration, 50.0, delay="tick")
+    assert not result.fell, result.fall_reason
+    taken = footholds_taken(result, problem.robot)
+    assert len(taken) >= 12 and not off_the_regions(taken, problem.terrain)
+    feet = np.asarray(problem.robot.kinematics(result.states[-1])).reshape(4, 3)
+    last = task.legged.plan_feet[-1]
+    for foot, planned in zip(feet, last):
+        stone = problem.terrain.region_at(planned[:2], 0.0)
+        assert stone.contains(foot[:2])[0] and abs(foot[2]) < 0.01
 
 
 def test_the_landing_box_holds_the_foot_near_its_foothold_and_in_its_region():

@@ -1,10 +1,11 @@
-"""A receding horizon that follows an offline legged plan: a jump executed under feedback.
+"""A receding horizon that follows an offline legged plan: a jump, or a trot over stepping stones, executed under feedback.
 
 :class:`PlanTrackingMPC` is the quadruped horizon of :class:`~trajopt.mpc.legged.LeggedMPC`
 (torques as controls, the KKT contact dynamics with each knot's stance mask, friction
 pyramids, touchdown rows, RTI with HPIPM) whose gait, references and swing targets come
-from a solved :class:`~trajopt.legged.LeggedProblem` (``go1-jump``) instead of
-a periodic gait and velocity commands. At a tick at time ``t`` the horizon's knot ``k``
+from a solved :class:`~trajopt.legged.LeggedProblem` (``go1-jump``; ``go1-stones``, whose
+footholds the plan chose for the whole crossing) instead of a periodic gait and velocity
+commands. At a tick at time ``t`` the horizon's knot ``k``
 is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds first):
 
 - its stance mask is the plan's at ``s_k`` (:meth:`LeggedProblem.knot_index
@@ -16,7 +17,9 @@ is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds fi
   first state and the standing torques, after the end its last state and the standing
   torques: the robot stands where the plan ends;
 - each swinging foot tracks the plan's foot at ``s_k``, and its touchdown row holds it
-  at the height where the plan lands it.
+  at the height where the plan lands it; the friction pyramids are about ``e_z``, exact
+  over flat ground and over a block terrain's horizontal tops (the stones), which the
+  horizon needs no other knowledge of: the plan's feet clear them.
 
 The touchdown rows, the friction pyramids and the measured state at every tick are the
 feedback; the plan's timing is not adapted (a flight cannot be retimed once airborne).
@@ -29,6 +32,10 @@ import numpy as np
 
 from ..legged.ocp import LeggedProblem
 from .legged import LeggedMPC
+
+
+#: Gauss-Newton steps of :meth:`PlanTrackingMPC.posture_on` (from the plan's posture, feet within centimetres of the plan's).
+POSTURE_STEPS = 3
 
 
 class PlanTrackingMPC(LeggedMPC):
@@ -69,6 +76,45 @@ class PlanTrackingMPC(LeggedMPC):
         """The plan's times of loop ``times``, clipped to ``[0, tf]``."""
         return np.clip(np.atleast_1d(np.asarray(times, dtype=float)) - self.plan_start, 0.0, self.plan.tf)
 
+    def reference_states(self, times: Any) -> np.ndarray:
+        """The plan's states (K, n) at loop ``times`` (K,): its first before it starts, its last after it ends."""
+        return np.atleast_2d(self.plan.evaluate(self._plan_time(times))[0])
+
+    def posture_on(self, state: np.ndarray, planned: np.ndarray, feet: np.ndarray) -> np.ndarray:
+        """The plan's ``state`` (n,) moved onto ``feet`` (nc, 3), where the robot stands in place of the plan's
+        ``planned`` feet (nc, 3), at rest: its base shifted by the feet's mean displacement, its joints re-fitted by
+        :data:`POSTURE_STEPS` Gauss-Newton steps on ``|kinematics(q) - feet|^2`` (a quadruped's legs have three joints for
+        their foot's three coordinates: the fit is exact within reach). A landing short of the plan's feet left the
+        plan's own posture out of reach: held to it, the legs pushed the feet apart, which crept on MuJoCo's soft
+        contacts until the Go1 fell (docs/design/mpc.md)."""
+        robot, nq = self.robot, self.robot.nq
+        x = np.array(state, dtype=float)
+        x[robot.base_position_slice] += feet.mean(axis=0) - planned.mean(axis=0)
+        x[nq:] = 0.0
+        target = np.ravel(feet)
+        for _ in range(POSTURE_STEPS):
+            residual = target - np.asarray(robot.kinematics(x), dtype=float).ravel()
+            jacobian = np.asarray(robot.kinematics_jacobian(x, wrt="q"), dtype=float)[:, 7:nq]
+            x[7:nq] += np.linalg.lstsq(jacobian, residual, rcond=None)[0]
+        return x
+
+    def holding_torques(self, x: np.ndarray) -> np.ndarray:
+        """The joint torques (nu,) that hold the robot at rest in the configuration of ``x`` on vertical contact forces:
+        ``tau = ID(q, 0, 0, f)`` over the joints, the forces ``f_z`` (nc,) the least-norm ones whose wrench balances
+        gravity on the base (the base rows of ``ID`` zero). Torques that held another posture needed tangential forces,
+        under which the feet crept on MuJoCo's soft contacts (docs/design/mpc.md)."""
+        robot, nc = self.robot, self.robot.nc
+        zero = np.zeros(robot.nv)
+
+        def inverse_dynamics(forces: np.ndarray) -> np.ndarray:
+            return np.asarray(robot.inverse_dynamics(x, zero, forces), dtype=float).ravel()
+
+        gravity = inverse_dynamics(np.zeros(3 * nc))
+        unit = np.eye(3 * nc)[2::3]  # a unit upward force on each foot
+        wrench = np.column_stack([inverse_dynamics(f) - gravity for f in unit])
+        f_z = np.linalg.lstsq(wrench[:6], -gravity[:6], rcond=None)[0]
+        return inverse_dynamics(unit.T @ f_z)[6:]
+
     def stance(self, times: np.ndarray) -> np.ndarray:
         """The plan's stance (K, 4) at ``times`` (K,), every foot down before and after the plan."""
         times = np.atleast_1d(np.asarray(times, dtype=float))
@@ -84,15 +130,23 @@ class PlanTrackingMPC(LeggedMPC):
         states, controls = self._samples = self.plan.evaluate(self._plan_time(times))
         super().update(problem, t, x)
         torques = self.plan_problem.joint_torques(controls)
-        outside = (times < self.plan_start) | (times >= self.plan_end)
-        torques[outside] = self._standing_torques
+        before, after = times < self.plan_start, times >= self.plan_end
+        torques[before | after] = self._standing_torques
+        if t < self.plan_start or t >= self.plan_end:  # standing before or after the plan: its posture on the feet where they stand
+            states = states.copy()
+            feet = np.asarray(self.robot.kinematics(x), dtype=float).reshape(-1, 3)
+            end = -1 if t >= self.plan_end else 0
+            posture = self.posture_on(self.plan.states[end], self.plan_feet[end], feet)
+            states[after if end else before] = posture
+            torques[after if end else before] = self.holding_torques(posture)
         self.state_cost.x_ref = states
         self.state_cost.u_ref = torques
         self.terminal_cost.x_ref = states[-1]
 
     def _swing_targets(self, x: np.ndarray, times: np.ndarray, masks: np.ndarray, heading: float, capture: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """The plan's feet (N, 16: targets and weights) at the swing knots, and the footholds (N, 4, 3) they land on;
-        ``times`` are the knots :meth:`update` sampled the plan at (``capture`` unused: the plan's feet are the targets)."""
+        """The plan's feet (N, 16: targets and weights) at the swing knots, and the footholds (N, 4, 3) they land on (also
+        kept in ``planned_footholds`` by landing time); ``times`` are the knots :meth:`update` sampled the plan at
+        (``capture`` unused: the plan's feet are the targets)."""
         N = len(times)
         targets, footholds = np.zeros((N, 16)), np.full((N, 4, 3), np.nan)
         feet = np.array([np.asarray(self.robot.kinematics(s), dtype=float).reshape(4, 3) for s in self._samples[0]])
@@ -108,4 +162,5 @@ class PlanTrackingMPC(LeggedMPC):
                 later = stance[knots[j] :, i]
                 landing = knots[j] + int(np.argmax(later)) if later.any() else len(stance) - 1
                 footholds[j, i] = self.plan_feet[landing, i]
+                self.planned_footholds[i, round(self.plan_start + float(self.plan.times[landing]), 9)] = footholds[j, i].copy()
         return targets, footholds

@@ -17,16 +17,19 @@ what ``trajopt mpc NAME`` runs:
   plan's mean speed or :data:`TERRAIN_SPEED` if that is lower, and then
   standing there (``duration``: :data:`TERRAIN_TIME_FACTOR` times the walk at
   that speed, and :data:`TERRAIN_STANDING_TIME`), in MuJoCo on the terrain
-  :func:`trajopt.mujoco.verify` builds; other terrains (stepping stones,
-  height maps) are refused with the reason; a humanoid (``humanoid-stand``,
+  :func:`trajopt.mujoco.verify` builds; height maps are refused with the
+  reason; a humanoid (``humanoid-stand``,
   ``humanoid-walk``) stands and walks in the same horizon, in a plant stepped
   at :data:`SOLE_PLANT_STEP` (:func:`plant_step`);
 - a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
-  ``go1-jump``, ``jump --robot NAME``): its plan solved offline, then followed
+  ``go1-jump``, ``jump --robot NAME``) or a gait over stepping stones (a block
+  terrain whose floor gives no footing: ``go1-stones``, ``stones --robot
+  NAME``; :func:`follows_its_plan`): its plan solved offline, then followed
   by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
-  in MuJoCo or our KKT plant, the robot standing :data:`PLAN_WAIT` s first and
-  :data:`PLAN_STANDING_TIME` s after the plan (``duration``); on flat ground
-  only (``go1-gap`` is refused: followed this way its landing fell,
+  in MuJoCo (on the stones as :func:`trajopt.mujoco.verify` builds them) or,
+  on flat ground, our KKT plant, the robot standing :data:`PLAN_WAIT` s first
+  and :data:`PLAN_STANDING_TIME` s after the plan (``duration``); jumps on flat
+  ground only (``go1-gap`` is refused: followed this way its landing fell,
   docs/design/mpc.md);
 - a tracking problem (one with ``reference_states(times)``, such as
   ``quadrotor-track``): a horizon of ``horizon`` seconds over the same model,
@@ -48,6 +51,7 @@ from ..legged.ocp import LeggedProblem
 from ..legged.scaling import GaitScale
 from ..problem import Problem
 from ..solvers import solve
+from ..terrain.blocks import BlockTerrain
 from .controller import MPC, InitialState, Update
 from .commands import Command, CommandProfile
 from .gaits import GAITS, GaitSchedule
@@ -137,7 +141,7 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     if isinstance(problem, LeggedProblem):
         if problem.free_time:
             raise ValueError(f"timing: the receding horizon runs {problem.name!r} on its gait's fixed schedule; free phase durations are for offline plans (timing='fixed')")
-        if problem.schedule.name in PLANNED_SCHEDULES:
+        if follows_its_plan(problem):
             return _plan_task(problem, horizon, commands, gaits, robot)
         return _legged_task(problem, horizon, commands, gaits, robot)
     if robot is not None:
@@ -219,11 +223,21 @@ def plant_step(robot: Any) -> float:
     return SOLE_PLANT_STEP if robot.shared_contacts() else PLANT_STEP
 
 
+def follows_its_plan(problem: LeggedProblem) -> bool:
+    """Whether the receding horizon of ``problem`` follows its solved plan (:func:`_plan_task`) rather than generating
+    its gait: a jump (:data:`PLANNED_SCHEDULES`), or a gait over a block terrain whose floor gives no footing (stepping
+    stones), where the plan's footholds are chosen for the whole crossing; chosen one landing at a time, the Go1 fell
+    between the stones (docs/design/mpc.md)."""
+    terrain = problem.terrain
+    return problem.schedule.name in PLANNED_SCHEDULES or (isinstance(terrain, BlockTerrain) and not terrain.floor_standable)
+
+
 def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
-    """A jump's task (module docstring): its plan solved offline, then followed by a receding horizon."""
+    """The task of a problem that :func:`follows_its_plan` (module docstring): its plan solved offline, then followed by a
+    receding horizon, in MuJoCo on the problem's terrain (the flat floor without one)."""
     if _moves(commands) or gaits is not None or controller_robot is not None:
         raise ValueError(f"problem: {problem.name!r} runs its offline plan ({problem.schedule.name}) under feedback; it takes no velocity commands, gaits or controller robot")
-    if problem.terrain_plan is not None:
+    if problem.schedule.name in PLANNED_SCHEDULES and problem.terrain_plan is not None:
         raise ValueError(
             f"problem: {problem.name!r} jumps over a terrain; the receding horizon follows jumps on flat ground only (over the gap, "
             f"its landing does not hold yet): plan it offline with `trajopt solve {problem.name}` and check it with `trajopt verify`"
@@ -234,9 +248,12 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
     weights = replace(LeggedMPCWeights(), torque=PLAN_TORQUE_WEIGHT)
     legged = PlanTrackingMPC(plan, start=PLAN_WAIT, horizon=DEFAULT_HORIZON if horizon is None else horizon, weights=weights)
     x0 = problem.x0.copy()
-    plant = _legged_plant(problem, legged, x0, None)
+    plant = _legged_plant(problem, legged, x0, problem.terrain)
     duration = legged.plan_end + PLAN_STANDING_TIME
-    return MPCTask(f"{problem.name}-mpc", legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration)
+    return MPCTask(
+        f"{problem.name}-mpc", legged.problem, legged.update, x0, plant, legged=legged, on_reset=legged.start, initial_state=legged.initial_state, duration=duration,
+        reference=legged.reference_states, terrain=problem.terrain,
+    )  # fmt: skip
 
 
 def _legged_plant(problem: LeggedProblem, legged: LeggedMPC, x0: np.ndarray, terrain: Any) -> Callable[..., Any]:

@@ -81,6 +81,14 @@ def package_folder(urdf: str, package: str) -> Optional[Path]:
     return next((parent for parent in Path(urdf).resolve().parents if parent.name == package), None)
 
 
+def urdf_collision_geometry(robot: Any) -> pin.GeometryModel:
+    """The collision shapes of ``robot``'s URDF (``urdf_path``) on its ``pin_model``; their ``package://`` mesh files
+    resolve next to an example-robot-data URDF. ``ValueError`` when a mesh file cannot be found."""
+    urdf = robot.urdf_path
+    package = package_folder(urdf, "example-robot-data")  # its meshes are named package://example-robot-data/...
+    return pin.buildGeomFromUrdf(robot.pin_model, urdf, pin.GeometryType.COLLISION, package_dirs=[str(package.parent)] if package else [])
+
+
 def contact_link(robot: Any, body: str) -> str:
     """The URDF link of ``robot``'s contact point ``body``: the frame itself (a foot link), or the link an added
     contact frame sits on (the G1's sole corners: its ankle-roll link)."""
@@ -107,9 +115,8 @@ def urdf_foot_radius(robot: Any) -> Optional[float]:
         radius = getattr(robot, "sole_contact_radius", None)
     if radius is not None:
         return radius
-    package = package_folder(urdf, "example-robot-data")  # its meshes are named package://example-robot-data/...
     try:
-        geometry = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION, package_dirs=[str(package.parent)] if package else [])
+        geometry = urdf_collision_geometry(robot)
     except ValueError:  # a mesh file that cannot be found
         return None
     frame = model.getFrameId(foot)

@@ -42,7 +42,7 @@ import pinocchio as pin
 
 from lie import rot_to_quat, yaw_to_rot
 
-from .sources import urdf_sphere_radius
+from .sources import urdf_collision_geometry, urdf_sphere_radius
 
 #: Distance [m] from a contact point within which the shapes of the link carrying it are cut back.
 FOOT_CLEARANCE = 0.03
@@ -131,7 +131,7 @@ def add_body_collisions(spec: "mujoco.MjSpec", robot: Any, body_of_joint: Any) -
     if not urdf:
         return []
     model = robot.pin_model
-    geometry = pin.buildGeomFromUrdf(model, urdf, pin.GeometryType.COLLISION)
+    geometry = urdf_collision_geometry(robot)
     feet = {model.getFrameId(b): model.frames[model.getFrameId(b)] for b in robot.kinematics_bodies}
     foot_joints = {f.parentJoint: f.placement.translation for f in feet.values()}
     names = []

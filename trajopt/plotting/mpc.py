@@ -4,7 +4,8 @@ Panels over the plant's time (s), pushes shaded red:
 
 - base position (m, WORLD) and its reference (dashed): a legged robot's
   reference (:class:`trajopt.mpc.legged.LeggedMPC`'s, recorded at every
-  tick), a tracking task's reference states;
+  tick), a tracking task's reference states, a followed plan's base
+  (:class:`trajopt.mpc.plan_tracking.PlanTrackingMPC`: a jump, the stones);
 - velocity: for a legged robot in its heading frame, forward ``v_x``, lateral
   ``v_y`` (m/s) and yaw rate (rad/s), measured against the command (dotted)
   and the reference (dashed); otherwise the WORLD velocity and the reference's;
@@ -13,9 +14,9 @@ Panels over the plant's time (s), pushes shaded red:
   :func:`~trajopt.mpc.footholds_taken.footholds_taken`, dots)
   against the planned ones (crosses: where the last tick before each landing
   aimed the foot, the horizon's ``planned_footholds``), over a block terrain
-  (stairs) its blocks' top faces with their edges and heights,
+  (stairs, stones) its blocks' top faces with their edges and heights,
   and the gait diagram of the applied plans (a bar while a foot's first knot is in stance);
-- legged robots over a terrain (a slope, stairs) only: a side view (WORLD
+- legged robots over a terrain (a slope, stairs, stones) only: a side view (WORLD
   ``x`` across, ``z`` up, :func:`~trajopt.plotting.terrain.draw_terrain_profile`):
   the ground's profile under each side's feet, the measured base and feet
   paths over it, and the footholds taken (dots) and planned (crosses) at
@@ -65,7 +66,7 @@ def plot_closed_loop(result: ClosedLoopResult, task: MPCTask, path: Optional[str
     given (an existing file only with ``overwrite``)."""
     legged = task.legged is not None
     biped = legged and is_biped(task.legged.robot)
-    uneven = legged and (task.legged.ground.has_regions or getattr(task.legged.ground, "inclined", False))
+    uneven = legged and task.terrain is not None
     rows = 4 + 2 * legged + biped + uneven
     fig, axes = plt.subplots(rows, 1, figsize=(9, 2.8 * rows + 0.2), sharex=False)
     _position(axes[0], result, task)
@@ -103,14 +104,14 @@ def _motion(result: ClosedLoopResult, task: MPCTask) -> tuple:
 def _position(ax: Any, result: ClosedLoopResult, task: MPCTask) -> None:
     position, _ = _motion(result, task)
     reference = None
-    if task.legged is not None and task.legged.history:
+    if task.reference is not None:  # a tracking task's, or a followed plan's
+        times = result.times
+        reference = np.array([base_motion(task.problem.model, x)[0] for x in task.reference(times)])
+    elif task.legged is not None and task.legged.history:
         h = task.legged.history
         legged = task.legged
         times, xy = np.array([e[0] for e in h]), np.array([e[1] for e in h])
         reference = np.c_[xy, legged.height + legged.ground.base_frames(xy, np.array([e[2] for e in h]))[0]]  # over the ground under the trunk
-    elif task.reference is not None:
-        times = result.times
-        reference = np.array([base_motion(task.problem.model, x)[0] for x in task.reference(times)])
     for i, name in enumerate(XYZ):
         line = ax.plot(result.times, position[:, i], label=f"base {name}")[0]
         if reference is not None:
@@ -158,7 +159,7 @@ def _footholds(result: ClosedLoopResult, task: MPCTask) -> list:
 
 def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list) -> None:
     robot = task.legged.robot
-    _draw_blocks(ax, getattr(task.legged.ground, "terrain", None))
+    _draw_blocks(ax, task.terrain)
     ax.plot(result.states[:, 0], result.states[:, 1], color="0.3", label="base path")
     for name, (holds, planned) in zip(robot.kinematics_bodies, footholds):
         (dots,) = ax.plot(holds[:, 0], holds[:, 1], "o", markersize=4, label=f"{name} footholds")
@@ -169,8 +170,8 @@ def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list)
 
 
 def _side_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list) -> None:
-    robot, ground = task.legged.robot, task.legged.ground
-    surface = getattr(ground, "terrain", ground)  # a terrain with foot regions, or the plane itself: both give heights
+    robot = task.legged.robot
+    surface = task.legged.ground if task.terrain is None else task.terrain  # the plant's terrain, or the horizon's plane: both give heights
     feet = np.array([np.asarray(robot.kinematics(x)).reshape(-1, 3) for x in result.states])
     draw_terrain_profile(ax, surface, _motion(result, task)[0], feet, robot.kinematics_bodies)
     colours = [line.get_color() for line in ax.lines[-len(robot.kinematics_bodies) :]]
