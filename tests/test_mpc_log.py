@@ -21,6 +21,8 @@ from trajopt.mpc.log_writers import CsvTickLog, open_tick_log, write_log
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.tasks import mpc_task
 
+from .interruptible import default_sigint
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -75,7 +77,8 @@ def test_a_killed_run_leaves_the_rows_it_wrote(tmp_path):
 def test_cli_ctrl_c_exits_130_with_its_log(tmp_path):
     """A real SIGINT to ``trajopt mpc``: exit status 130, the log written with every tick up to it."""
     path = tmp_path / "run.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "trajopt.cli", "mpc", "quadrotor-track", "--duration", "60", "--log", str(path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "trajopt.cli", "mpc", "quadrotor-track", "--duration", "60", "--log", str(path)]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)  # as from a terminal
     for line in proc.stdout:  # the first progress line: the loop runs
         if line.startswith("t ="):
             break
