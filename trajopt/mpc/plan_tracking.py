@@ -14,8 +14,10 @@ is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds fi
   moves through the horizon;
 - its state reference is the plan's state at ``s_k`` (as the plan's transcription
   interpolates it), its torque reference the plan's torques; before the start the plan's
-  first state and the standing torques, after the end its last state and the standing
-  torques: the robot stands where the plan ends;
+  first state, after the end its last state, at rest, with the torques that hold them on
+  vertical contact forces (:meth:`PlanTrackingMPC.holding_torques`): the robot stands where
+  the plan ends. At a tick before the start or after the end, that state is first moved
+  onto the feet where they stand (:meth:`PlanTrackingMPC.posture_on`);
 - each swinging foot tracks the plan's foot at ``s_k``, and its touchdown row holds it
   at the height where the plan lands it; the friction pyramids are about ``e_z``, exact
   over flat ground and over a block terrain's horizontal tops (the stones), which the
@@ -66,6 +68,8 @@ class PlanTrackingMPC(LeggedMPC):
         #: the plan's feet (N_plan, 4, 3) at its knots
         self.plan_feet = np.array([np.asarray(problem.robot.kinematics(s), dtype=float).reshape(4, 3) for s in plan.states])
         super().__init__(problem.robot, gaits="stand", step_timing=None, **options)
+        #: the torques holding the plan's last posture at rest (:meth:`holding_torques`), the reference of knots past its end
+        self._end_torques = self.holding_torques(plan.states[-1])
 
     @property
     def plan_end(self) -> float:
@@ -105,9 +109,10 @@ class PlanTrackingMPC(LeggedMPC):
         under which the feet crept on MuJoCo's soft contacts (docs/design/mpc.md)."""
         robot, nc = self.robot, self.robot.nc
         zero = np.zeros(robot.nv)
+        rest = np.r_[np.asarray(x, dtype=float)[: robot.nq], zero]
 
         def inverse_dynamics(forces: np.ndarray) -> np.ndarray:
-            return np.asarray(robot.inverse_dynamics(x, zero, forces), dtype=float).ravel()
+            return np.asarray(robot.inverse_dynamics(rest, zero, forces), dtype=float).ravel()
 
         gravity = inverse_dynamics(np.zeros(3 * nc))
         unit = np.eye(3 * nc)[2::3]  # a unit upward force on each foot
@@ -125,20 +130,22 @@ class PlanTrackingMPC(LeggedMPC):
 
     def update(self, problem: Any, t: float, x: np.ndarray) -> None:
         """:meth:`LeggedMPC.update <trajopt.mpc.legged.LeggedMPC.update>` with the state and torque references of the plan
-        (sampled once at the horizon's knots, for the references and the swing targets)."""
+        (sampled once at the horizon's knots, for the references and the swing targets), and outside it the standing
+        references of the module docstring."""
         times = t + self.dt * np.arange(problem.N)
         states, controls = self._samples = self.plan.evaluate(self._plan_time(times))
         super().update(problem, t, x)
         torques = self.plan_problem.joint_torques(controls)
-        before, after = times < self.plan_start, times >= self.plan_end
-        torques[before | after] = self._standing_torques
-        if t < self.plan_start or t >= self.plan_end:  # standing before or after the plan: its posture on the feet where they stand
-            states = states.copy()
-            feet = np.asarray(self.robot.kinematics(x), dtype=float).reshape(-1, 3)
-            end = -1 if t >= self.plan_end else 0
-            posture = self.posture_on(self.plan.states[end], self.plan_feet[end], feet)
-            states[after if end else before] = posture
-            torques[after if end else before] = self.holding_torques(posture)
+        states = states.copy()
+        for outside, end in ((times < self.plan_start, 0), (times >= self.plan_end, -1)):
+            if not outside.any():
+                continue
+            if outside[0]:  # standing at this tick: the plan's first or last posture on the feet where they stand
+                feet = np.asarray(self.robot.kinematics(x), dtype=float).reshape(-1, 3)
+                posture = self.posture_on(self.plan.states[end], self.plan_feet[end], feet)
+                states[outside], torques[outside] = posture, self.holding_torques(posture)
+            else:
+                states[outside, self.robot.nq :], torques[outside] = 0.0, self._end_torques
         self.state_cost.x_ref = states
         self.state_cost.u_ref = torques
         self.terminal_cost.x_ref = states[-1]
