@@ -14,10 +14,11 @@ is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds fi
   moves through the horizon;
 - its state reference is the plan's state at ``s_k`` (as the plan's transcription
   interpolates it), its torque reference the plan's torques; before the start the plan's
-  first state, after the end its last state, at rest, with the torques that hold them on
-  vertical contact forces (:meth:`PlanTrackingMPC.holding_torques`): the robot stands where
-  the plan ends. At a tick before the start or after the end, that state is first moved
-  onto the feet where they stand (:meth:`PlanTrackingMPC.posture_on`);
+  first state, after the end its last state, with the standing torques. At a tick before
+  the start or after the end (the robot standing), that state is moved onto the feet where
+  they stand, at rest (:meth:`PlanTrackingMPC.posture_on`), with the torques that hold it
+  on vertical contact forces (:meth:`PlanTrackingMPC.holding_torques`): the robot stands
+  where the plan ends;
 - each swinging foot tracks the plan's foot at ``s_k``, and its touchdown row holds it
   at the height where the plan lands it; the friction pyramids are about ``e_z``, exact
   over flat ground and over a block terrain's horizontal tops (the stones), which the
@@ -68,8 +69,6 @@ class PlanTrackingMPC(LeggedMPC):
         #: the plan's feet (N_plan, 4, 3) at its knots
         self.plan_feet = np.array([np.asarray(problem.robot.kinematics(s), dtype=float).reshape(4, 3) for s in plan.states])
         super().__init__(problem.robot, gaits="stand", step_timing=None, **options)
-        #: the torques holding the plan's last posture at rest (:meth:`holding_torques`), the reference of knots past its end
-        self._end_torques = self.holding_torques(plan.states[-1])
 
     @property
     def plan_end(self) -> float:
@@ -136,16 +135,14 @@ class PlanTrackingMPC(LeggedMPC):
         states, controls = self._samples = self.plan.evaluate(self._plan_time(times))
         super().update(problem, t, x)
         torques = self.plan_problem.joint_torques(controls)
-        states = states.copy()
-        for outside, end in ((times < self.plan_start, 0), (times >= self.plan_end, -1)):
-            if not outside.any():
-                continue
-            if outside[0]:  # standing at this tick: the plan's first or last posture on the feet where they stand
-                feet = np.asarray(self.robot.kinematics(x), dtype=float).reshape(-1, 3)
-                posture = self.posture_on(self.plan.states[end], self.plan_feet[end], feet)
-                states[outside], torques[outside] = posture, self.holding_torques(posture)
-            else:
-                states[outside, self.robot.nq :], torques[outside] = 0.0, self._end_torques
+        before, after = times < self.plan_start, times >= self.plan_end
+        torques[before | after] = self._standing_torques
+        if t < self.plan_start or t >= self.plan_end:  # standing at this tick: the plan's first or last posture on the feet where they stand
+            outside, end = (after, -1) if t >= self.plan_end else (before, 0)
+            feet = np.asarray(self.robot.kinematics(x), dtype=float).reshape(-1, 3)
+            posture = self.posture_on(self.plan.states[end], self.plan_feet[end], feet)
+            states = states.copy()
+            states[outside], torques[outside] = posture, self.holding_torques(posture)
         self.state_cost.x_ref = states
         self.state_cost.u_ref = torques
         self.terminal_cost.x_ref = states[-1]
