@@ -90,15 +90,15 @@ class PlanTrackingMPC(LeggedMPC):
         their foot's three coordinates: the fit is exact within reach). A landing short of the plan's feet left the
         plan's own posture out of reach: held to it, the legs pushed the feet apart, which crept on MuJoCo's soft
         contacts until the Go1 fell (docs/design/mpc.md)."""
-        robot, nq = self.robot, self.robot.nq
+        robot, joints = self.robot, self.robot.joint_position_slice
         x = np.array(state, dtype=float)
         x[robot.base_position_slice] += feet.mean(axis=0) - planned.mean(axis=0)
-        x[nq:] = 0.0
+        x[robot.nq :] = 0.0
         target = np.ravel(feet)
         for _ in range(POSTURE_STEPS):
             residual = target - np.asarray(robot.kinematics(x), dtype=float).ravel()
-            jacobian = np.asarray(robot.kinematics_jacobian(x, wrt="q"), dtype=float)[:, 7:nq]
-            x[7:nq] += np.linalg.lstsq(jacobian, residual, rcond=None)[0]
+            jacobian = np.asarray(robot.kinematics_jacobian(x, wrt="q"), dtype=float)[:, joints]
+            x[joints] += np.linalg.lstsq(jacobian, residual, rcond=None)[0]
         return x
 
     def holding_torques(self, x: np.ndarray) -> np.ndarray:
@@ -117,7 +117,7 @@ class PlanTrackingMPC(LeggedMPC):
         unit = np.eye(3 * nc)[2::3]  # a unit upward force on each foot
         wrench = np.column_stack([inverse_dynamics(f) - gravity for f in unit])
         f_z = np.linalg.lstsq(wrench[:6], -gravity[:6], rcond=None)[0]
-        return inverse_dynamics(unit.T @ f_z)[6:]
+        return (gravity + wrench @ f_z)[6:]  # ID is affine in the forces
 
     def stance(self, times: np.ndarray) -> np.ndarray:
         """The plan's stance (K, 4) at ``times`` (K,), every foot down before and after the plan."""

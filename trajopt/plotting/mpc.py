@@ -171,9 +171,8 @@ def _top_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list)
 
 def _side_view(ax: Any, result: ClosedLoopResult, task: MPCTask, footholds: list) -> None:
     robot = task.legged.robot
-    surface = task.legged.ground if task.terrain is None else task.terrain  # the plant's terrain, or the horizon's plane: both give heights
     feet = np.array([np.asarray(robot.kinematics(x)).reshape(-1, 3) for x in result.states])
-    draw_terrain_profile(ax, surface, _motion(result, task)[0], feet, robot.kinematics_bodies)
+    draw_terrain_profile(ax, task.terrain, _motion(result, task)[0], feet, robot.kinematics_bodies)
     colours = [line.get_color() for line in ax.lines[-len(robot.kinematics_bodies) :]]
     for colour, (holds, planned) in zip(colours, footholds):
         ax.plot(holds[:, 0], holds[:, 2], "o", markersize=3, color=colour)
