@@ -279,6 +279,18 @@ class MultibodyModel(LieGroupModel):
         parents = self.contact_parents()
         return [[i for i, q in enumerate(parents) if q == p] for p in dict.fromkeys(parents) if parents.count(p) > 1]
 
+    def contact_actuators(self) -> np.ndarray:
+        """(nc, nu) bool: entry ``(i, k)`` says that actuator ``k`` drives a joint between the base and contact point ``i``
+        (its leg): ``B[:, k]`` has a nonzero on a velocity coordinate of a joint supporting the point's parent joint (the
+        floating base's coordinates excluded). Those are the columns of the point's Jacobian that the actuator moves."""
+        model = self.pin_model
+        first = 1 + int(self.is_floating)  # the universe, then the free flyer
+        out = np.zeros((self.nc, self.nu), dtype=bool)
+        for i, parent in enumerate(self.contact_parents()):
+            dofs = [model.joints[j].idx_v + d for j in model.supports[parent] if j >= first for d in range(model.joints[j].nv)]
+            out[i] = np.any(self._B[dofs] != 0, axis=0)
+        return out
+
     def lie_state(self) -> LieState:
         """Layout ``[x, y, z, quat, rest]`` (floating) or a plain vector (fixed base).
 

@@ -30,7 +30,7 @@ from models import Go1, LeggedRobot  # noqa: E402
 from trajopt.cli import main  # noqa: E402
 from trajopt.mujoco import Feedforward, PDFeedforward, TimeVaryingLQR, build_model, plan_timestep, sample_plan, track  # noqa: E402
 from trajopt.mujoco.plot import plot_verification  # noqa: E402
-from trajopt.mujoco.track import DEFAULT_GAINS, GO1_LEG_LENGTH, GO1_MASS, default_gains, torque_scale  # noqa: E402
+from trajopt.legged.joint_gains import DEFAULT_GAINS, GO1_LEG_LENGTH, GO1_MASS, default_gains, torque_scale  # noqa: E402
 from trajopt.mujoco.verify import EOM_TOLERANCE, knot_checks, verify  # noqa: E402
 
 from .solved_plans import solved  # noqa: E402

@@ -48,6 +48,7 @@ from ..transcription import get_transcription
 from .feedback import RiccatiGains
 from .plan import Plan
 from .shift import StageShift, shifted_trajectory
+from .stance_gate import StanceGate
 
 #: How :class:`MPC` solves each tick: ``"rti"`` one real-time iteration (one Gauss-Newton SQP step, :class:`~trajopt.solvers.rti.RtiSolver`),
 #: ``"converged"`` the full solve of its solver (IPOPT by default) to convergence.
@@ -156,7 +157,8 @@ class MPC:
     max_failures:
         Failures in a row before the next tick starts cold.
     feedback:
-        Riccati gains in the plans (else the plans are feed-forward only).
+        Riccati gains in the plans (else the plans are feed-forward only); a legged horizon's plans
+        hold a leg in the air that stands in the plan by a joint PD instead (:mod:`~trajopt.mpc.stance_gate`).
     update:
         ``update(problem, t, x)``, called before every solve.
     on_reset:
@@ -228,6 +230,7 @@ class MPC:
         self._shift_x, self._shift_g = StageShift(self.nlp.var_stage, problem.N), StageShift(self.nlp.row_stage, problem.N)
         lower, upper = problem.control_lower.min(axis=0), problem.control_upper.max(axis=0)
         self._bounds = (lower, upper)
+        self._gate = StanceGate.of(model) if feedback else None
         self._interpolant = self.nlp.transcription.interpolant(model)
         if self.solver.settings.compile:  # what every tick evaluates besides the NLP: the plans' interpolation, the shift's holding controls
             self._interpolant = compile_functions([self._interpolant], what="MPC functions")[0]
@@ -466,7 +469,7 @@ class MPC:
         gains = self._gains(solution) if self.feedback else np.zeros((problem.N - 1, problem.nu, problem.model.error_dim))
         self.plan = Plan(
             problem.model, self.nlp.transcription.name, t + problem.times(), solution.states, solution.controls, solution.intervals,
-            gains, problem.dynamics_params.copy(), *self._bounds, self._interpolant,
+            gains, problem.dynamics_params.copy(), *self._bounds, self._interpolant, self._gate,
         )  # fmt: skip
         self._last = solution
         return self.plan

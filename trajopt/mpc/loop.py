@@ -27,8 +27,10 @@ preparation and feedback. A preparation is for the first tick of the grid
 it can expect to finish before (the median of the last ten preparations);
 one that runs past its tick leaves that tick to run whole. Between plan arrivals the plant
 applies the newest plan's law :meth:`Plan.control` to the state it has at
-every step (a joint-level controller reading encoders at the plant rate),
-and with ``latency`` (s) the torque reaches the actuators that much later.
+every step (a joint-level controller reading encoders at the plant rate,
+and the feet's contact sensors: a leg the plan has standing whose foot has
+not touched is held by a joint PD instead of the stance feedback,
+:mod:`.stance_gate`), and with ``latency`` (s) the torque reaches the actuators that much later.
 A failed tick (:class:`~trajopt.mpc.MPC` returns no plan) leaves the
 previous plan in force.
 
@@ -51,6 +53,7 @@ import numpy as np
 
 from .controller import MPC
 from .disturbances import total_force
+from .stance_gate import touching
 
 #: The delays :func:`run_closed_loop` takes by name (besides seconds >= 0).
 DELAYS = ("measured", "tick")
@@ -124,6 +127,7 @@ def run_closed_loop(
     compensate: bool = False,
     on_tick: Optional[Callable[[Any, TickTiming, Any], None]] = None,
     compensation: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+    sense_contacts: bool = True,
 ) -> ClosedLoopResult:
     """Run ``mpc`` on ``plant`` for ``duration`` s of simulated time and return what happened.
 
@@ -139,6 +143,9 @@ def run_closed_loop(
     controller's :class:`~trajopt.mpc.TickRecord` log, whether and when the plant fell).
     ``compensation(x)``: torques the joint-level loop adds to the plan's at every plant step
     (:class:`~trajopt.mpc.joint_compensation.PassiveCompensation`: the joints' damping and friction).
+    With ``sense_contacts`` the plant's foot contacts are read at every step (a plant with ``foot_forces``,
+    :func:`~trajopt.mpc.stance_gate.touching`) and the plan's law holds the legs in the air that stand in the plan by a
+    joint PD instead of its stance feedback (:mod:`~trajopt.mpc.stance_gate`); ``False`` keeps every row of the gains.
     ``progress(t, log)`` is called once per simulated second, and ``on_tick(record, timing, plan)`` once
     per tick when its record is complete (after the next tick's preparation, which checks the
     tick's plan; ``plan`` is ``None`` for a failed tick): a log written as the run goes
@@ -176,7 +183,8 @@ def run_closed_loop(
     steps = int(round(duration / dt))
     next_tick, fell, fall_time = plant.t + period, False, float("nan")
     second = 1.0
-    u_applied = plan.control(plant.t, x)
+    sensed = (lambda: touching(plant)) if sense_contacts else (lambda: None)
+    u_applied = plan.control(plant.t, x, touching=sensed())
     prepares = mpc.prepares and not compensate
     recent: deque = deque(maxlen=10)  # the last preparations' wall times (s)
     unreported: deque = deque([plan])  # the plans of the ticks not yet handed to on_tick (None for a failed one)
@@ -216,7 +224,9 @@ def run_closed_loop(
                 while pending and t >= pending[0][0] - 1e-9:
                     arrived = pending.popleft()[1]
                     plan = arrived if arrived is not None else plan
-                u = plan.control(t, x) if compensation is None else plan.control(t, x) + compensation(x)
+                u = plan.control(t, x, touching=sensed())
+                if compensation is not None:
+                    u = u + compensation(x)
                 if latency > 0:
                     commands.append((t + latency, u))
                     while commands and commands[0][0] <= t + 1e-9:

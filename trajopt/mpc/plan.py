@@ -15,6 +15,12 @@ dynamics parameters the plan was solved with (a receding-horizon problem
 changes its own between ticks); ``state_error`` is the model's (tangent
 space, :mod:`trajopt.manifold`). Past the last knot the plan holds its last
 interval's law. A plan whose gains are zero is plain feed-forward.
+
+Given the contact points ``touching`` now (a legged plant's foot sensor), a
+plan with a :class:`~trajopt.mpc.stance_gate.StanceGate` replaces the rows
+of ``K_k`` of the legs scheduled in stance at ``k`` whose feet are in the
+air by a joint PD about the plan: stance gains on a leg in the air make it
+flail (:mod:`.stance_gate`).
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ import casadi as ca
 import numpy as np
 
 from ..transcription import get_transcription
+from .stance_gate import StanceGate
 
 
 @dataclass
@@ -35,7 +42,8 @@ class Plan:
     ``times`` (N,) absolute knot times (s); ``states`` (N, n), ``controls`` (N, nu),
     ``intervals`` (N - 1, nz) as a :class:`trajopt.Solution` holds them; ``gains``
     (N - 1, nu, m); ``params`` (N, nd) the dynamics parameters of the solve;
-    ``lower``/``upper`` (nu,) the control bounds the output is clipped to.
+    ``lower``/``upper`` (nu,) the control bounds the output is clipped to; ``gate`` the
+    :class:`~trajopt.mpc.stance_gate.StanceGate` of a legged horizon (``None``: every row of the gains kept).
     """
 
     model: Any
@@ -50,6 +58,8 @@ class Plan:
     upper: np.ndarray
     #: the transcription's interpolant, built on first use when not given (plans of one horizon share it)
     interpolant_function: Optional[ca.Function] = field(default=None, repr=False)
+    #: the joint PD rows of the legs in the air that stand in the plan (``None``: every row kept)
+    gate: Optional[StanceGate] = field(default=None, repr=False)
 
     @property
     def t0(self) -> float:
@@ -104,11 +114,16 @@ class Plan:
         x, u = (np.asarray(out).T for out in self.interpolant().map(len(ts))(*args))
         return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
 
-    def control(self, t: float, x: np.ndarray, reference: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> np.ndarray:
+    def control(self, t: float, x: np.ndarray, reference: Optional[Tuple[np.ndarray, np.ndarray]] = None, touching: Optional[np.ndarray] = None) -> np.ndarray:
         """The control (nu,) at absolute time ``t`` (s) and measured state ``x`` (n,):
         ``u_ref(t) - K_k state_error(x, x_ref(t))`` clipped to ``[lower, upper]``, ``k`` the interval of ``t``;
-        ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`)."""
+        ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`). With the contact
+        points ``touching`` now ((nc,) bool) and a :attr:`gate`, the legs in the air that stand in the plan get the gate's
+        joint PD rows instead (module docstring)."""
         x_ref, u_ref = self.reference(t) if reference is None else reference
-        K = self.gains[self.interval(t)]
+        k = self.interval(t)
+        K = self.gains[k]
+        if touching is not None and self.gate is not None:
+            K = self.gate.gains(K, self.params[k], touching)
         u = u_ref if not K.any() else u_ref - K @ np.asarray(self.model.state_error(x, x_ref), dtype=float).reshape(-1)
         return np.clip(u, self.lower, self.upper)

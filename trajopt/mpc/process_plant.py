@@ -56,7 +56,8 @@ class RealtimePlant(Protocol):
         """``(t_k, x)``: the state at the first plant step at or after ``t`` (waiting until the plant is there)."""
 
     def send(self, plan: Any) -> None:
-        """Hand the plant a plan: it applies ``plan.control(t, x)`` from its arrival, at every step."""
+        """Hand the plant a plan: it applies ``plan.control(t, x, touching=c)`` from its arrival, at every step (``c``
+        the feet touching the ground, ``None`` without contact sensors)."""
 
     def fallen(self) -> bool:
         """Whether the plant counts as failed (a legged robot on the ground)."""
@@ -70,6 +71,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
     import problems
     from trajopt.mpc.joint_compensation import PassiveCompensation
     from trajopt.mpc.plan import Plan
+    from trajopt.mpc.stance_gate import StanceGate, touching
     from trajopt.mpc.tasks import mpc_task
 
     task = mpc_task(problems.get(spec["name"], **spec["params"]), spec["horizon"])
@@ -77,6 +79,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
     model, dt = task.problem.model, plant.dt
     compensation = PassiveCompensation.of_plant(plant, model.robot) if spec["compensate"] else None
     interpolants: Dict[str, Any] = {}
+    gate = StanceGate.of(model)  # for the plans whose legs in the air are held by a joint PD, as in the emulated loop
     plan = None
     latencies: List[Tuple[float, float]] = []
     published: np.ndarray = np.zeros(RING)  # the wall time each ring slot's state was published
@@ -107,14 +110,14 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
             transcription = message["transcription"]
             if transcription not in interpolants:
                 interpolants[transcription] = Plan(model, transcription, **fields).interpolant()
-            plan = Plan(model, transcription, **fields, interpolant_function=interpolants[transcription])
+            plan = Plan(model, transcription, **fields, interpolant_function=interpolants[transcription], gate=gate if message["gated"] else None)
             measured = int(round(plan.t0 / dt))
             if 0 <= step - measured < RING:
                     latencies.append((plan.t0, arrived - published[measured % RING]))
         if start is None:
             start = time.perf_counter() - plant.t
         x = plant.state()
-        u = plan.control(plant.t, x)
+        u = plan.control(plant.t, x, touching=touching(plant))
         plant.step(u if compensation is None else u + compensation(x), np.zeros(3))
         step += 1
         publish(step)
@@ -175,7 +178,7 @@ class ProcessPlant:
 
     def send(self, plan: Any) -> None:
         """Hand the plan's arrays to the plant process, which applies its law from their arrival."""
-        self._conn.send({"transcription": plan.transcription, **{name: np.asarray(getattr(plan, name)) for name in PLAN_FIELDS}})
+        self._conn.send({"transcription": plan.transcription, "gated": plan.gate is not None, **{name: np.asarray(getattr(plan, name)) for name in PLAN_FIELDS}})
 
     def fallen(self) -> bool:
         """Whether the plant process saw its plant fall."""

@@ -16,9 +16,10 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise ImportError('trajopt.mujoco needs MuJoCo: pip install -e ".[mujoco]"') from None
 
+from ..legged.joint_gains import DEFAULT_GAINS
 from .model import ContactParameters, MujocoRobot, build_model
 from .reference import PlanSamples, plan_timestep, sample_plan
-from .track import CONTROLLERS, DEFAULT_GAINS, Feedforward, PDFeedforward, TimeVaryingLQR, TrackingResult, track
+from .track import CONTROLLERS, Feedforward, PDFeedforward, TimeVaryingLQR, TrackingResult, track
 
 __all__ = [
     "CONTROLLERS",

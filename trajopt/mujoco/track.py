@@ -7,7 +7,7 @@ step (MuJoCo's rate, ``1 / timestep``), with the plan sampled at that step by
 the transcription's own interpolation (:meth:`trajopt.Solution.evaluate`):
 
 - :class:`PDFeedforward` (the default; joint gains per robot in
-  :data:`DEFAULT_GAINS`): ``tau = u_plan + Kp (q_plan - q) + Kd (qdot_plan - qdot)``,
+  :data:`trajopt.legged.joint_gains.DEFAULT_GAINS`): ``tau = u_plan + Kp (q_plan - q) + Kd (qdot_plan - qdot)``,
   the PD part evaluated by MuJoCo's actuators;
 - :class:`Feedforward`: the planned torques alone (open loop);
 - :class:`TimeVaryingLQR`: ``tau = u_plan - K_i dx`` with gains from a
@@ -23,7 +23,7 @@ trajectories at every step and the drift of the base.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Protocol, Tuple, Union
+from typing import Any, Optional, Protocol, Tuple, Union
 
 import mujoco
 import numpy as np
@@ -31,33 +31,11 @@ import scipy.linalg
 
 from lie import quat_angle, quat_to_rot
 
+from ..legged.joint_gains import default_gains, torque_scale
 from .model import MujocoRobot, build_model
 from .reference import PlanSamples, legged_problem, plan_terrain, plan_timestep, sample_plan
 from .terrain import terrain_contacts
 
-#: Joint PD gains ``(Kp N m/rad, Kd N m s/rad)`` of :class:`PDFeedforward` per robot name, chosen on
-#: the registry's plans by their base drift in MuJoCo: stiffer joints hold the trot better and the
-#: jump's landing worse (docs/design/mujoco.md). Other quadrupeds get Go1's scaled by
-#: :func:`torque_scale`; other robots ``"default"``.
-DEFAULT_GAINS: Dict[str, Tuple[float, float]] = {"go1": (50.0, 2.0), "go2": (50.0, 2.0), "g1": (30.0, 1.0), "default": (30.0, 1.0)}
-#: Go1's mass (kg) and leg length (thigh + calf, m): the reference of :func:`torque_scale`.
-GO1_MASS, GO1_LEG_LENGTH = 13.100529, 0.426
-
-
-def torque_scale(robot: Any) -> float:
-    """``s = m L / (m L)_Go1`` of a legged robot with a ``leg_length`` (1 otherwise): how its torques compare with Go1's.
-
-    Joint torques holding a body of mass ``m`` on legs of length ``L`` grow
-    like ``m g L``; motions slow down like ``sqrt(L)`` (:mod:`trajopt.legged.scaling`).
-    So a quadruped without an entry in :data:`DEFAULT_GAINS` gets
-    ``Kp = 50 s``, ``Kd = 2 s sqrt(L / L_Go1)``, and :class:`TimeVaryingLQR`
-    ``R = 0.1 / s^2``; unscaled gains let small and large robots drift more.
-    Design notes, with the drifts per robot: docs/design/mujoco.md.
-    """
-    leg_length = getattr(robot, "leg_length", None)
-    if leg_length is None or not hasattr(robot, "mass"):
-        return 1.0
-    return float(robot.mass * leg_length / (GO1_MASS * GO1_LEG_LENGTH))
 
 
 class Controller(Protocol):
@@ -82,7 +60,7 @@ class PDFeedforward:
     """``tau = u_plan(t) + Kp (q_plan(t) - q) + Kd (qdot_plan(t) - qdot)`` on every joint, the plan sampled at each MuJoCo step.
 
     ``kp``, ``kd``: scalars or per-joint arrays (nominal joint order); each
-    one that is None takes the robot's entry of :data:`DEFAULT_GAINS`. The
+    one that is None takes the robot's entry of :data:`trajopt.legged.joint_gains.DEFAULT_GAINS`. The
     PD part runs inside MuJoCo's actuators (:meth:`MujocoRobot.set_joint_pd`,
     damping integrated implicitly); the command is
     ``u_plan + Kp q_plan + Kd qdot_plan``. Needs one actuator per joint
@@ -117,16 +95,6 @@ class PDFeedforward:
         return f"PD + feed-forward (Kp {_gain_text(kp)} N m/rad, Kd {_gain_text(kd)} N m s/rad)"
 
 
-def default_gains(robot: Any) -> Tuple[float, float]:
-    """The joint PD gains for ``robot``: its entry of :data:`DEFAULT_GAINS` (by ``name``), else
-    Go1's scaled by :func:`torque_scale` for a legged robot, else ``"default"``."""
-    name = getattr(robot, "name", "")
-    if name in DEFAULT_GAINS:
-        return DEFAULT_GAINS[name]
-    if getattr(robot, "leg_length", None) is None:
-        return DEFAULT_GAINS["default"]
-    s, (kp, kd) = torque_scale(robot), DEFAULT_GAINS["go1"]
-    return kp * s, kd * s * float(np.sqrt(robot.leg_length / GO1_LEG_LENGTH))
 
 
 def _gain_text(g: np.ndarray) -> str:

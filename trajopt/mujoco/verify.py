@@ -224,7 +224,7 @@ def verify(solution: Any, robot: Optional[MujocoRobot] = None, kp: Any = None, k
     ``robot`` defaults to :func:`.model.build_model` of the plan's robot
     with steps of :func:`.reference.plan_timestep` (about 1 ms);
     ``kp``, ``kd`` are the PD gains of the tracked replay (default: the
-    robot's, :data:`.track.DEFAULT_GAINS`).
+    robot's, :data:`trajopt.legged.joint_gains.DEFAULT_GAINS`).
     """
     problem = legged_problem(solution)
     robot = robot or build_model(problem.robot, timestep=plan_timestep(solution), terrain=plan_terrain(problem))
