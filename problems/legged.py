@@ -101,7 +101,7 @@ def go1_discover(speed: float = 0.5, period: Optional[float] = None, dt: float =
 
 
 @register("go1-jump")
-def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None, payload: float = 0.0) -> LeggedProblem:
+def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None, link_clearance: Optional[float] = None, payload: float = 0.0) -> LeggedProblem:
     """Go1 forward jump of 0.2 m: crouch and push-off, flight, landing.
 
     ``length`` is the jump's length (m), ``knots`` the knot counts of the
@@ -112,12 +112,15 @@ def go1_jump(length: float = 0.2, apex: float = 0.05, mu: float = 0.7, dt: float
     (``control_rate``, default :data:`JUMP_CONTROL_RATE`; see
     :class:`trajopt.legged.LeggedWeights`) so that the push-off stays
     realizable between knots; the contact formulation holds each torque over
-    its interval and takes none. The guess follows a ballistic base path
+    its interval and takes none. ``link_clearance`` (m) holds the shanks'
+    ends that high above the ground at every knot (``None``: not imposed; the
+    Go1's stay above it without the rows, and ``trajopt solve`` warns when a
+    plan lays a knee below it). The guess follows a ballistic base path
     (:mod:`trajopt.legged.base_path`); IPOPT runs with the legged problems' options."""
-    return _jump(Go1(mu=mu, payload=payload), length, apex, dt, knots, formulation, friction, control_rate, "go1-jump")
+    return _jump(Go1(mu=mu, payload=payload), length, apex, dt, knots, formulation, friction, control_rate, link_clearance, "go1-jump")
 
 
-def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: Optional[float], problem_name: str) -> LeggedProblem:
+def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], formulation: str, friction: str, control_rate: Optional[float], link_clearance: Optional[float], problem_name: str) -> LeggedProblem:
     """A forward jump (:func:`go1_jump`) of ``robot``."""
     if len(knots) != 3:
         raise ValueError(f"knots: expected 3 knot counts (crouch, flight, landing), got {tuple(knots)}")
@@ -126,7 +129,7 @@ def _jump(robot, length: float, apex: float, dt: float, knots: Sequence[int], fo
     if control_rate is None:
         control_rate = 0.0 if Formulation.parse(formulation).stance_is_parameter else JUMP_CONTROL_RATE
     weights = LeggedWeights(control_rate=control_rate)
-    return LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, name=problem_name)
+    return LeggedProblem(robot, schedule, displacement=(length, 0.0, 0.0), swing_apex=apex, formulation=formulation, friction=friction, weights=weights, link_clearance=link_clearance, name=problem_name)
 
 
 @register("go2-trot")

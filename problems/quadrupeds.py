@@ -122,11 +122,11 @@ def discover(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet
 
 
 @register("jump")
-def jump(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None, payload: float = 0.0) -> LeggedProblem:
+def jump(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), formulation: str = "inverse", friction: str = "pyramid", control_rate: Optional[float] = None, link_clearance: Optional[float] = None, payload: float = 0.0) -> LeggedProblem:
     """Forward jump of any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-jump scaled to its legs."""
     model = quadruped(robot, urdf, feet, knees, mu, payload)
     scale = GaitScale.of(model)
     length = scale.distance(GO1_JUMP["length"]) if length is None else length
     apex = scale.distance(GO1_JUMP["apex"]) if apex is None else apex
     dt = scale.duration(GO1_JUMP["dt"]) if dt is None else dt
-    return _jump(model, length, apex, dt, knots, formulation, friction, control_rate, f"{model.name}-jump")
+    return _jump(model, length, apex, dt, knots, formulation, friction, control_rate, link_clearance, f"{model.name}-jump")

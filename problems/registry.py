@@ -72,7 +72,7 @@ def parameters(name: str) -> Dict[str, inspect.Parameter]:
 def check_parameters(name: str, params: Dict[str, Any]) -> None:
     """``TypeError`` naming a parameter that problem ``name`` does not take (:func:`parameters`), or whose
     value is not of its default's kind (a number for a number, a string for a string, a bool for a bool,
-    a sequence for a sequence; defaults of ``None`` accept anything)."""
+    a sequence for a sequence; defaults of ``None`` accept anything, ``Optional`` parameters ``None``)."""
     _check_kinds(parameters(name), params, name)
 
 
@@ -81,14 +81,22 @@ def check_arguments(fn: Callable[..., Any], params: Dict[str, Any], name: str) -
     _check_kinds({p.name: p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}, params, name)
 
 
+def accepts_none(parameter: inspect.Parameter) -> bool:
+    """Whether a factory's ``parameter`` takes ``None`` (its annotation is ``Optional[...]`` or names ``None``), whatever its default."""
+    annotation = parameter.annotation
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.startswith("Optional[") or "None" in text
+
+
 def _check_kinds(accepted: Dict[str, inspect.Parameter], params: Dict[str, Any], name: str) -> None:
-    """``TypeError`` for a parameter not in ``accepted`` or of another kind than its default."""
+    """``TypeError`` for a parameter not in ``accepted`` or of another kind than its default (``None`` is of every
+    kind for a parameter that :func:`accepts_none`)."""
     for key, value in params.items():
         if key not in accepted:
             signature = ", ".join(f"{p.name}={p.default!r}" for p in accepted.values())
             raise TypeError(f"{key}: problem {name!r} takes no parameter {key!r}; its parameters: {signature}")
         default = accepted[key].default
-        if default is inspect.Parameter.empty or default is None:
+        if default is inspect.Parameter.empty or default is None or (value is None and accepts_none(accepted[key])):
             continue
         if isinstance(default, bool):
             ok = isinstance(value, (bool, np.bool_))

@@ -178,6 +178,7 @@ def test_overwrite_replaces_files(capsys, tmp_path):
         (["solve", "pendulum", "--N", "abc"], "parameter N: expected a value like the default 51, got 'abc'"),
         (["solve", "go1-jump", "-p", "knots=15,x,15"], "parameter knots: expected a value like the default (15, 10, 15)"),
         (["solve", "pendulum", "-p", "N"], "--param: expected KEY=VALUE, got 'N'"),
+        (["solve", "pendulum", "-p", "u_max=none"], "parameter u_max: expected a value like the default 5.0, got 'none'"),  # not Optional
         (["solve", "pendulum", "--N", "21", "-p", "N=31"], "parameter 'N' is given twice"),
         (["solve", "pendulum", "--tf", "-1"], "problem 'pendulum': tf: expected a finite float > 0"),
         (["solve", "pendulum", "-t", "euler"], "transcription: expected one of trapezoidal, hermite_simpson, multiple_shooting"),
@@ -271,3 +272,17 @@ def test_solve_compiled_and_with_fatrop(capsys, tmp_path, monkeypatch):
     assert code == 0 and "Success" in out
     code, _, err = run(capsys, "solve", "quadrotor", "--quiet", "--solver", "fatrop")
     assert code == 2 and "fatrop" in err
+
+
+def test_none_is_given_to_an_optional_parameter_only():
+    """``-p KEY=none`` clears a parameter annotated Optional (go1-gap's shank clearance, default 0), whatever its default."""
+    from argparse import Namespace
+
+    from trajopt.cli.arguments import parse_parameters
+
+    args = Namespace(N=None, tf=None, param=["link_clearance=none", "control_rate=None", "width=0.25"], robot=None, urdf=None, feet=None)
+    assert parse_parameters("go1-gap", args) == {"link_clearance": None, "control_rate": None, "width": 0.25}
+    assert "shanks above the terrain" not in [c.name for c in problems.get("go1-gap", link_clearance=None).constraints]
+    assert "shanks above the terrain" in [c.name for c in problems.get("go1-gap").constraints]
+    with pytest.raises(TypeError, match="width"):
+        problems.get("go1-gap", width=None)

@@ -2,8 +2,9 @@
 
 The shank points are compared with pinocchio's forward kinematics (the knee is
 the placement of the foot frame's parent joint, ``oMi``); the constraint's rows
-with the numpy envelope of :mod:`trajopt.terrain.profile` at those points.
-Build-only: the solves are in ``tests/test_terrain_problems.py`` (slow).
+with the numpy envelope of :mod:`trajopt.terrain.profile` at those points, and
+on flat ground with the heights of the shanks' ends. The terrain solves are in
+``tests/test_terrain_problems.py`` (slow); the Solo12 jump here (about 1 s each).
 """
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import numpy as np
 import pytest
 
 import problems
+import trajopt
 from models import Go1
 from trajopt import terrain as T
 from trajopt.legged import LeggedProblem, gait, jump
-from trajopt.legged.link_clearance import FOOT_GAP, leg_profiles, shank_fractions, shank_points
+from trajopt.legged.link_clearance import FOOT_GAP, has_shanks, leg_profiles, lowest_shank_point, shank_fractions, shank_points
+from trajopt.report import solution_report
 
 from .terrain_checks import pinocchio_shanks
 
@@ -73,10 +76,47 @@ def test_stance_envelope_fills_the_gap_behind_a_landing_foot():
     assert np.all(profile.envelope(over_gap) >= -1e-12)
 
 
+def test_ground_rows_are_the_heights_of_pinocchio_shank_ends():
+    """On flat ground the rows are the z of each shank's two ends (knee, last point before the foot), four legs in order."""
+    robot = Go1()
+    problem = LeggedProblem(robot, jump(dt=0.02, crouch_knots=8, flight_knots=6, landing_knots=8), displacement=(0.2, 0.0, 0.0), swing_apex=0.05, link_clearance=0.01)
+    constraint = next(c for c in problem.resolved_constraints() if c.name == "shanks above the ground")
+    assert constraint.knots.tolist() == list(range(1, problem.N))
+    assert np.all(constraint.lower == 0.01) and np.all(np.isinf(constraint.upper))
+    for seed in range(3):
+        x = random_state(robot, seed)
+        rows = np.asarray(constraint.function(x, np.zeros(problem.nu), []), dtype=float).ravel()
+        ends = pinocchio_shanks(robot, x)[:, [0, -1], 2]
+        np.testing.assert_allclose(rows, ends.ravel(), rtol=0, atol=1e-12)
+
+
+def test_lowest_shank_point_is_the_lowest_pinocchio_shank_end_and_bounds_the_sampled_shank():
+    robot = Go1()
+    assert has_shanks(robot)
+    states = np.array([random_state(robot, seed) for seed in range(5)])
+    height, foot, knot = lowest_shank_point(robot, states)
+    ends = np.array([pinocchio_shanks(robot, x)[:, [0, -1], 2] for x in states[1:]])  # the first state is not checked
+    assert height == pytest.approx(ends.min(), abs=1e-12)
+    assert ends[knot - 1, foot].min() == pytest.approx(height, abs=1e-12)
+    samples = np.array([pinocchio_shanks(robot, x, samples=50)[:, :, 2] for x in states[1:]])
+    assert samples.min() >= height - 1e-12  # a straight shank's lowest point over a plane is one of its ends
+
+
+def test_solo12_jump_keeps_its_knees_above_the_ground_with_the_rows_and_the_report_warns_without():
+    """Planned without the rows (the default), the Solo12's landing crouch puts a knee 5 cm into the ground; the report says so."""
+    bare = trajopt.solve(problems.get("jump", robot="solo12"))
+    held = trajopt.solve(problems.get("jump", robot="solo12", link_clearance=0.0))
+    assert bare.success and held.success
+    assert lowest_shank_point(bare.problem.robot, bare.states)[0] < -0.04
+    assert lowest_shank_point(held.problem.robot, held.states)[0] >= -1e-6
+    warned = solution_report(bare).splitlines()[-1]
+    assert warned.startswith("WARNING: ") and "below the ground" in warned and "link_clearance" in warned
+    assert "WARNING" not in solution_report(held)
+
+
 def test_link_clearance_and_end_at_rest_arguments():
     robot, schedule = Go1(), gait("trot", dt=0.02, period=0.6, cycles=1)
-    with pytest.raises(ValueError, match="link_clearance"):
-        LeggedProblem(robot, schedule, link_clearance=0.0)  # no terrain to clear
+    assert "shanks above the ground" in [c.name for c in LeggedProblem(robot, schedule, link_clearance=0.0).constraints]
     with pytest.raises(ValueError, match="link_clearance"):
         LeggedProblem(robot, schedule, terrain=T.Slope(0.1), link_clearance=float("nan"))
     with pytest.raises(TypeError, match="end_at_rest"):

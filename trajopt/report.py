@@ -16,7 +16,10 @@ the problem:
   target, base orientation as ZYX Euler angles ``(yaw, pitch, roll)`` in
   degrees, and the contact schedule the solution follows as a text gait
   diagram (one row per foot, one character per knot: ``#`` stance, ``-``
-  swing); for a problem that chooses its footfalls
+  swing); on flat ground, for point feet, the lowest shank end over the knots
+  (:func:`trajopt.legged.link_clearance.lowest_shank_point`), with a warning
+  line at the end when it is more than :data:`SHANK_WARNING` below the
+  ground (a plan that lays a knee there); for a problem that chooses its footfalls
   (:class:`~trajopt.legged.contact_implicit.ContactImplicitProblem`), the
   gait's name too;
 - a :class:`models.rigid_body.RigidBody`: position, attitude (ZYX Euler,
@@ -37,11 +40,14 @@ from models.rigid_body import RigidBody
 from .between_knots import check_between_knots
 from .legged import LeggedProblem
 from .legged.contact_implicit import ContactImplicitProblem
+from .legged.link_clearance import has_shanks, lowest_shank_point
 from .phase_durations import PhaseDurations
 from .solution import Solution
 
 #: Width of the label column.
 LABEL_WIDTH = 22
+#: Depth [m] below the flat ground of a shank end beyond which the report warns.
+SHANK_WARNING = 1e-3
 
 
 def vector_text(x: Any) -> str:
@@ -65,7 +71,8 @@ def gait_text(stance: np.ndarray, foot_names: Sequence[str]) -> list[str]:
     return [f"{name:<{width}}  " + "".join("#" if s else "-" for s in column) for name, column in zip(foot_names, np.asarray(stance, dtype=bool).T)]
 
 
-def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
+def _legged_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str], list[str]]:
+    """The legged part of the report (module docstring) and its warnings."""
     x0, xf = solution.states[0], solution.states[-1]
     schedule = problem.solution_schedule(solution)
     found = []
@@ -79,10 +86,26 @@ def _legged_lines(solution: Solution, problem: LeggedProblem) -> list[str]:
             ("base position end", f"{vector_text(xf[BASE_POS])} m (target {vector_text(problem.target_base_position)})"),
             ("base orientation end", f"{_euler_text(xf[BASE_QUAT])} deg (ZYX: yaw, pitch, roll)"),
             *found,
-            ("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)"),
         ]
     )
-    return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)]
+    shank, warnings = _shank_lines(solution, problem)
+    lines += shank + _rows([("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)")])
+    return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)], warnings
+
+
+def _shank_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str], list[str]]:
+    """The lowest shank end's line and, when it is below the ground, a warning (module docstring); none over a terrain,
+    for robots whose contacts share a body (soles) or whose feet sit within a few centimetres of their knees."""
+    robot = problem.robot
+    if problem.terrain_plan is not None or robot.shared_contacts() or not has_shanks(robot):
+        return [], []
+    height, foot, knot = lowest_shank_point(robot, solution.states)
+    name = problem.schedule.foot_names[foot]
+    lines = _rows([("lowest shank end", f"z = {100 * height:.2f} cm ({name}'s, knot {knot}; the ground at z = 0 carries the feet's centres)")])
+    if height >= -SHANK_WARNING:
+        return lines, []
+    hint = "" if problem.link_clearance is not None else "; link_clearance (-p link_clearance=0) holds the shanks above it"
+    return lines, [f"WARNING: {name}'s shank goes {100 * -height:.2f} cm below the ground at knot {knot}: the robot would land its knee there{hint}"]
 
 
 def _homotopy_lines(stages: Sequence[dict]) -> list[str]:
@@ -163,7 +186,9 @@ def solution_report(solution: Solution) -> str:
     if robot is not None:
         lines += _rows([("robot", robot.summary())])
     if isinstance(problem, LeggedProblem):
-        lines += _legged_lines(solution, problem)
+        legged, below = _legged_lines(solution, problem)
+        lines += legged
+        warnings += below
     elif problem is not None and isinstance(problem.model, RigidBody):
         lines += _rigid_body_lines(solution, problem.model)
     else:

@@ -96,7 +96,8 @@ def split_parameter(item: str) -> tuple[str, str]:
 
 def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
     """Factory keyword arguments from ``--N``, ``--tf`` and ``--param``, checked against the problem's parameters
-    (:func:`problems.parameters`: its factory's, and a legged problem's timing options)."""
+    (:func:`problems.parameters`: its factory's, and a legged problem's timing options); ``KEY=none`` gives ``None``
+    to a parameter that :func:`problems.accepts_none`."""
     problem_factory(name)  # a usage error for an unknown problem
     accepted = problems.parameters(name)
     pairs = [(key, getattr(args, key)) for key in ("N", "tf") if getattr(args, key) is not None]
@@ -108,7 +109,7 @@ def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
             raise UsageError(f"problem {name!r} takes no {option}; its parameters: {signature_text(name)}")
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice")
-        params[key] = convert(text, accepted[key].default, key)
+        params[key] = None if text.lower() == "none" and problems.accepts_none(accepted[key]) else convert(text, accepted[key].default, key)
     params.update(robot_parameters(args, name, accepted, params))
     return params
 

@@ -1,4 +1,4 @@
-"""Shank clearance on a terrain: the legs' lower links held above it, not only the feet.
+"""Shank clearance: the legs' lower links held above the terrain or the flat ground, not only the feet.
 
 A foot can stand where its shank cannot: a Go1's knee points backward, so a
 hind foot landing just past a gap's far edge has its shank sloping up and back
@@ -26,6 +26,15 @@ calf box: 8 mm, so 11 mm): with ``link_clearance = 0`` the Go1's calves keep
 at least ``r - t sqrt 2 = 9`` mm from the real terrain at the knots, away from
 the envelope's ramps (which lie above the terrain).
 
+On flat ground (:func:`add_ground_clearance`) the envelope is the ground
+itself: ``p_z >= link_clearance`` for every leg at every knot after the
+first, at the shank's two ends (the knee and the last point before the foot;
+a straight segment's lowest point over a plane is one of its ends). A deep
+landing crouch otherwise lays a knee on (or, in the plan, into) the ground:
+Solo12's jump, planned without the rows, puts a hind knee 5.4 cm below it
+(docs/design/legged.md). :func:`lowest_shank_point` finds the lowest shank
+end of a trajectory, for the solve's report.
+
 A shank runs from its knee ``k`` (the origin of the joint that carries the
 foot frame) to the foot ``f``; its points are ``p = k + s (f - k)`` for
 :data:`SHANK_SAMPLES` fractions ``s`` evenly spaced from 0 (the knee) to
@@ -34,7 +43,7 @@ foot, which stands on the terrain.
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Tuple
 
 import casadi as ca
 import numpy as np
@@ -54,6 +63,11 @@ def shank_lengths(robot: Any) -> np.ndarray:
     """Distance [m] (nf,) from each foot frame to the origin of its parent joint (the knee): the shank's length."""
     model = robot.pin_model
     return np.array([np.linalg.norm(model.frames[model.getFrameId(b)].placement.translation) for b in robot.kinematics_bodies])
+
+
+def has_shanks(robot: Any) -> bool:
+    """Whether every foot of ``robot`` is longer than :data:`FOOT_GAP` from its knee, so that its shank can be sampled."""
+    return bool((shank_lengths(robot) > FOOT_GAP).all())
 
 
 def shank_fractions(robot: Any, samples: int = SHANK_SAMPLES) -> np.ndarray:
@@ -122,3 +136,23 @@ def add_link_clearance(problem: Any, margin: float) -> None:
         return ca.vertcat(*[clearance(p[i * size : (i + 1) * size], points[i][:, j], steps, ramp, base) for i in range(nf) for j in range(fractions.shape[1])])
 
     problem.add_constraint(Constraint(rows, knots=knots, lower=float(margin), upper=np.inf, params=params, name="shanks above the terrain"))
+
+
+def add_ground_clearance(problem: Any, margin: float) -> None:
+    """Hold both ends of every shank ``margin`` [m] above the flat ground ``z = 0`` at every knot after the first (module docstring)."""
+    robot, N = problem.robot, problem.N
+    ends = shank_fractions(robot)[:, [0, -1]]  # a straight shank's lowest point over a plane is one of its ends
+
+    def rows(x: Any) -> Any:
+        return ca.vertcat(*[points[2, :].T for points in shank_points(robot, x, ends)])
+
+    problem.add_constraint(Constraint(rows, knots=list(range(1, N)), lower=float(margin), upper=np.inf, name="shanks above the ground"))
+
+
+def lowest_shank_point(robot: Any, states: np.ndarray) -> Tuple[float, int, int]:
+    """The lowest of the shanks' end points (module docstring) over ``states`` (K, n) after the first: its height
+    ``z`` [m] (the flat ground at ``z = 0`` carries the feet's centres), its foot's index and its knot."""
+    ends = shank_fractions(robot)[:, [0, -1]]
+    heights = np.array([[points[2].min() for points in shank_points(robot, x, ends)] for x in states[1:]])
+    k, foot = np.unravel_index(int(np.argmin(heights)), heights.shape)
+    return float(heights[k, foot]), int(foot), int(k) + 1

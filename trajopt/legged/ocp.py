@@ -106,7 +106,7 @@ from ..problem import Problem
 from ..terrain import Terrain
 from .base_path import ballistic_base_path
 from .footholds import nominal_foot_paths, swing_apex_knots
-from .link_clearance import add_link_clearance
+from .link_clearance import add_ground_clearance, add_link_clearance
 from .schedule import ContactSchedule
 from .terrain_constraints import CLEARANCE_SAMPLES, CLEARANCE_TIME, add_foothold_cost, add_terrain_constraints, vertical_force_implied
 from .terrain_plan import plan_on_terrain
@@ -198,8 +198,9 @@ class LeggedProblem(Problem):
         On a terrain, how long (s) after lift-off and before touchdown the
         clearance takes to grow to its full value (:mod:`.terrain_constraints`).
     link_clearance:
-        On a terrain, the height (m) points along every shank keep above it at
-        every knot (:mod:`.link_clearance`); ``None`` (default): not imposed.
+        The height (m) points along every shank keep above the terrain (on
+        flat ground, its two ends above the ground) at every knot after the
+        first (:mod:`.link_clearance`); ``None`` (default): not imposed.
     end_at_rest:
         Whether the motion ends standing still: every velocity zero at the last
         knot, and with ``formulation="inverse"`` every acceleration too.
@@ -278,8 +279,6 @@ class LeggedProblem(Problem):
         if not isinstance(end_at_rest, (bool, np.bool_)):
             raise TypeError(f"end_at_rest: expected a bool, got {type(end_at_rest).__name__} {end_at_rest!r}")
         self.end_at_rest = bool(end_at_rest)
-        if self.link_clearance is not None and (terrain is None or terrain.flat_height == 0.0):
-            raise ValueError("link_clearance: holds the shanks above a terrain; give terrain= (flat ground at z = 0 has no edges to clear)")
         if terrain is not None:
             self._check_terrain_options(terrain)
         x0 = None if x0 is None else check_states(self.contact_model, x0, "x0")
@@ -453,6 +452,8 @@ class LeggedProblem(Problem):
             if self.link_clearance is not None:
                 add_link_clearance(self, self.link_clearance)
             return
+        if self.link_clearance is not None:
+            add_ground_clearance(self, self.link_clearance)
         last = self.N - 1
         anchors = self.stance_directions()
         for i, foot in enumerate(sched.foot_names):
