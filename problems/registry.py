@@ -85,7 +85,7 @@ def accepts_none(parameter: inspect.Parameter) -> bool:
     """Whether a factory's ``parameter`` takes ``None`` (its annotation is ``Optional[...]`` or names ``None``), whatever its default."""
     annotation = parameter.annotation
     text = annotation if isinstance(annotation, str) else repr(annotation)
-    return text.startswith("Optional[") or "None" in text
+    return "Optional[" in text or "None" in text
 
 
 def _check_kinds(accepted: Dict[str, inspect.Parameter], params: Dict[str, Any], name: str) -> None:

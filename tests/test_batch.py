@@ -433,6 +433,7 @@ def test_cli_sweep_parameters(capsys):
     assert grid("quadrotor", "u_max=3:6:4", "N=21:41:3", "tf=5") == ({"u_max": [3.0, 4.0, 5.0, 6.0], "N": [21, 31, 41]}, {"tf": 5.0})
     assert grid("go1-jump", "knots=15,10,15;12,8,12", "mu=0.5,0.7") == ({"knots": [(15, 10, 15), (12, 8, 12)], "mu": [0.5, 0.7]}, {})
     assert grid("go1-trot", "N=31:41:2", "formulation=inverse,forward") == ({"N": [31, 41], "formulation": ["inverse", "forward"]}, {})
+    assert grid("go1-gap", "link_clearance=none,0,0.01") == ({"link_clearance": [None, 0.0, 0.01]}, {})  # Optional: none is None
     for params, message in [
         (("u_max=3:6",), "expected A:B:N"),
         (("N=21:30:3",), "not integers"),

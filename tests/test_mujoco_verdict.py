@@ -42,7 +42,7 @@ def test_friction_is_judged_in_the_plans_pyramid(trot_report):
     assert any(line.startswith("  friction, the plan's pyramid |f_x|, |f_y| <= mu f_n: worst -") for line in lines)
     mujoco_line = next(line for line in lines if line.startswith("  friction, MuJoCo's elliptic cone"))
     assert "not judged: the plan's pyramid reaches outside MuJoCo's cone" in mujoco_line
-    assert lines[-1] == "verdict: PASS (9 checks within their thresholds)"
+    assert lines[-1] == "verdict: PASS (10 checks within their thresholds)"
     assert trot_report.ok
 
 
@@ -59,12 +59,13 @@ def test_every_check_has_its_threshold(trot_report):
     checks = {check.name: check for check in trot_report.checks()}
     assert list(checks) == [
         "EOM residual", "stance slip", "ground penetration", "friction (pyramid)", "negative normal force", "swing-foot force",
-        "torque limit", "joint limit", "tracked replay",
+        "torque limit", "joint limit", "tracked replay", "shank below the ground",
     ]  # fmt: skip
     expected = {
         "EOM residual": EOM_TOLERANCE, "stance slip": CONTACT_TOLERANCE, "ground penetration": CONTACT_TOLERANCE,
         "friction (pyramid)": FORCE_TOLERANCE * weight, "negative normal force": FORCE_TOLERANCE * weight,
         "swing-foot force": FORCE_TOLERANCE * weight, "torque limit": TORQUE_TOLERANCE, "joint limit": JOINT_TOLERANCE,
+        "shank below the ground": CONTACT_TOLERANCE,
     }  # fmt: skip
     for name, threshold in expected.items():
         assert checks[name].threshold == pytest.approx(threshold, rel=1e-12) and checks[name].passed

@@ -31,6 +31,7 @@ from trajopt.cli import main  # noqa: E402
 from trajopt.mujoco import Feedforward, PDFeedforward, TimeVaryingLQR, build_model, plan_timestep, sample_plan, track  # noqa: E402
 from trajopt.mujoco.plot import plot_verification  # noqa: E402
 from trajopt.legged.joint_gains import DEFAULT_GAINS, GO1_LEG_LENGTH, GO1_MASS, default_gains, torque_scale  # noqa: E402
+from trajopt.legged.link_clearance import lowest_shank_point  # noqa: E402
 from trajopt.mujoco.verify import EOM_TOLERANCE, knot_checks, verify  # noqa: E402
 
 from .solved_plans import solved  # noqa: E402
@@ -98,6 +99,24 @@ def test_knot_checks_use_mujocos_kinematics_and_cone(trot_report, jump_report):
     np.testing.assert_allclose(trot_report.knots.friction_excess, expected, atol=1e-12)
     table = jump_report.table().splitlines()
     assert len(table) == 1 + solved("go1-jump").N and "EOM/mg" in table[0] and "----" in table[20]
+
+
+def test_shank_heights_from_mujocos_kinematics_match_ours_and_fail_a_knee_in_the_ground(jump_report):
+    """Each knot's lowest shank end from MuJoCo's joint anchors and contact spheres equals ours (pinocchio-checked in
+    tests/test_link_clearance.py); Solo12's jump planned without shank rows lays a knee 5.4 cm into the ground and fails."""
+    heights = jump_report.knots.shank_height
+    assert heights.shape == jump_report.knots.stance.shape and np.isfinite(heights).all()
+    jump = solved("go1-jump")
+    height, foot, knot = lowest_shank_point(jump.problem.robot, jump.states)
+    assert heights[1:].min() == pytest.approx(height, abs=1e-9) and heights[knot, foot] == pytest.approx(height, abs=1e-9)
+    assert jump_report.ok and "shank below the ground" in [c.name for c in jump_report.checks()]
+    solo = verify(solved("jump", robot="solo12"))
+    assert solo.worst()["shank_height"] < -0.04 and not solo.ok
+    assert "shank below the ground" in solo.verdict() and "knot 28" in solo.verdict()
+    held = solved("jump", robot="solo12", link_clearance=0.0)
+    assert knot_checks(build_model(held.problem.robot), held.problem, held).shank_height.min() >= -1e-6
+    shift = solved("humanoid-shift")
+    assert np.isnan(knot_checks(build_model(shift.problem.robot), shift.problem, shift).shank_height).all()  # soles: not shanks
 
 
 def test_replay_records_mujoco_contact_forces(trot_report):

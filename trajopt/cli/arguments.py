@@ -86,6 +86,12 @@ def convert(text: str, default: Any, key: str) -> Any:
         raise UsageError(f"parameter {key}: expected a value like the default {default!r}, got {text!r}") from None
 
 
+def convert_parameter(text: str, parameter: inspect.Parameter, key: str) -> Any:
+    """:func:`convert` for a factory's ``parameter``: ``none`` (any case) gives ``None`` to one that
+    :func:`problems.accepts_none`, whatever its default."""
+    return None if text.lower() == "none" and problems.accepts_none(parameter) else convert(text, parameter.default, key)
+
+
 def split_parameter(item: str) -> tuple[str, str]:
     """``(key, text)`` of a ``--param KEY=VALUE``."""
     key, sep, text = item.partition("=")
@@ -109,7 +115,7 @@ def parse_parameters(name: str, args: argparse.Namespace) -> Dict[str, Any]:
             raise UsageError(f"problem {name!r} takes no {option}; its parameters: {signature_text(name)}")
         if key in params:
             raise UsageError(f"parameter {key!r} is given twice")
-        params[key] = None if text.lower() == "none" and problems.accepts_none(accepted[key]) else convert(text, accepted[key].default, key)
+        params[key] = convert_parameter(text, accepted[key], key)
     params.update(robot_parameters(args, name, accepted, params))
     return params
 

@@ -38,7 +38,7 @@ def add_solve_parser(sub: Any) -> None:
     )  # fmt: skip
     group = add_problem_arguments(run, "problem name (see `trajopt list`)", ("problems with a parameter N", "problems with a parameter tf"))
     group.add_argument(
-        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable; lists as 15,10,15 (see `trajopt list --params`)"
+        "--param", "-p", action="append", default=[], metavar="KEY=VALUE", help="factory parameter, repeatable; lists as 15,10,15; none drops an optional one (see `trajopt list --params`)"
     )
     group.add_argument("--transcription", "-t", metavar="T", help=f"{', '.join(TRANSCRIPTIONS)} or multiple_shooting_<integrator> (default: the problem's)")
     add_robot_options(group)

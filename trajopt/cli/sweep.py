@@ -9,7 +9,7 @@ from typing import Any, Dict
 import numpy as np
 
 from ..transcription import TRANSCRIPTIONS
-from .arguments import UsageError, add_robot_options, add_solver_options, command_line_hints, command_parser, convert, robot_parameters, signature_text, solver_settings, split_parameter
+from .arguments import UsageError, add_robot_options, add_solver_options, command_line_hints, command_parser, convert, convert_parameter, robot_parameters, signature_text, solver_settings, split_parameter
 
 SWEEP_EXAMPLES = """\
 examples:
@@ -93,7 +93,7 @@ def parse_grid(name: str, args: argparse.Namespace) -> tuple[Dict[str, list], Di
         elif numeric and ":" in text:
             values = _range_value(text, default, key)
         else:
-            values = [convert(part.strip(), default, key) for part in text.split(",")]
+            values = [convert_parameter(part.strip(), accepted[key], key) for part in text.split(",")]
         if len(values) == 1:
             fixed[key] = values[0]
         else:

@@ -22,6 +22,9 @@ tracked replay             fell (base too low or tilted) or not          must no
 link on the terrain        depth of a non-foot link in the terrain at   0 m; 0 steps
 (terrain plans only)       the knots; steps of the tracked replay with
                            such a contact
+shank below the ground     depth of a shank's lower end (knee, or the   :data:`CONTACT_TOLERANCE` m
+(flat-ground plans only)   point 3 cm above the foot) below the
+                           ground carrying the feet's centres
 =========================  ===========================================  ==================================
 
 The friction check uses the plan's own model, the constraint the optimizer
@@ -95,7 +98,7 @@ def limit_check(name: str, values: Any, threshold: float, unit: str) -> Check:
 def verdict_checks(knots: Any, tracked: Any, mass: float, plan_friction: str) -> List[Check]:
     """The verdict's rows (each a :class:`Check` of a worst value against its threshold: EOM residual, stance
     slip, penetration, friction, negative normal and swing-foot forces, torque and joint limits, the tracked
-    replay's fall) from
+    replay's fall; a link on a terrain or a shank below the flat ground) from
     :class:`.verify.KnotChecks` ``knots``, the tracked
     replay (:class:`.track.TrackingResult`), the robot's ``mass`` (kg) and the plan's friction model."""
     force = FORCE_TOLERANCE * mass * GRAVITY
@@ -110,7 +113,17 @@ def verdict_checks(knots: Any, tracked: Any, mass: float, plan_friction: str) ->
         limit_check("joint limit", knots.joint_excess, JOINT_TOLERANCE, "rad"),
         Check(REPLAY, float(tracked.fall_time) if tracked.fell else float("nan"), float("nan"), "s", -1, not tracked.fell),
         *terrain_checks(knots, tracked),
+        *shank_checks(knots),
     ]
+
+
+def shank_checks(knots: Any) -> List[Check]:
+    """On the flat ground (``knots.shank_height`` measured), the row of a shank's lower end below it (its depth,
+    threshold :data:`CONTACT_TOLERANCE`): a knee the plan lays into the ground; none on a terrain."""
+    heights = np.asarray(knots.shank_height, dtype=float)
+    if np.isnan(heights).all():
+        return []
+    return [limit_check("shank below the ground", -heights, CONTACT_TOLERANCE, "m")]
 
 
 def terrain_checks(knots: Any, tracked: Any) -> List[Check]:

@@ -27,7 +27,12 @@ model of :func:`.model.build_model`:
   tangential forces are taken about the terrain's height and local normal
   ``n`` at the foot (tangents :func:`trajopt.terrain.surface.surface_tangents`),
   and ``body_clearance`` is the smallest distance from a link other than a
-  foot to the terrain (MuJoCo's ``mj_geomDistance``; negative is a collision).
+  foot to the terrain (MuJoCo's ``mj_geomDistance``; negative is a collision);
+- on the flat ground, for point feet, ``shank_height``: the height of each shank's lower end
+  (of its knee, the anchor of the joint that carries the foot, and the point
+  :data:`~trajopt.legged.link_clearance.FOOT_GAP` above the foot, from
+  MuJoCo's kinematics) above the ground that carries the feet's centres
+  (negative: a knee planned into the ground).
 
 Then it replays the plan in MuJoCo's simulation (:func:`.track.track`) from
 its initial state: tracked by :class:`.track.PDFeedforward` (the robot's
@@ -50,6 +55,7 @@ import numpy as np
 
 from models.model import GRAVITY
 
+from ..legged.link_clearance import FOOT_GAP
 from ..terrain.surface import surface_tangents
 from .model import MujocoRobot, build_model
 from .reference import legged_problem, plan_terrain, plan_timestep, sample_plan
@@ -77,7 +83,9 @@ class KnotChecks:
     feet; ``swing_force`` (N, nc) N (norm, swing feet); ``torque_excess``
     (N, nu) N m and ``joint_excess`` (N, nj) rad (positive: beyond the limit);
     ``body_clearance`` (N,) m, the smallest distance of a non-foot link to the
-    terrain (NaN without a terrain).
+    terrain (NaN without a terrain); ``shank_height`` (N, nc) m, each shank's
+    lower end above the flat ground (NaN on a terrain, for soles, or for a foot
+    whose body has no joint of its own).
     """
 
     times: np.ndarray
@@ -93,6 +101,7 @@ class KnotChecks:
     torque_excess: np.ndarray
     joint_excess: np.ndarray
     body_clearance: np.ndarray
+    shank_height: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,6 +158,7 @@ class VerificationReport:
             "torque_excess": float(k.torque_excess.max()),
             "joint_excess": float(k.joint_excess.max(initial=-np.inf)),
             "body_clearance": _nanmin(k.body_clearance),
+            "shank_height": _nanmin(k.shank_height),
         }
 
     def summary(self) -> str:
@@ -164,6 +174,7 @@ class VerificationReport:
             f"  contact forces: min normal force {w['min_normal_force']:.3g} N, swing-foot force {w['swing_force']:.2e} N",
             f"  limits: torque {w['torque_excess']:+.3g} N m, joint angle {w['joint_excess']:+.3g} rad (positive = violated)",
             *([f"  terrain: links at least {1e3 * w['body_clearance']:.1f} mm from it at the knots; replay contacts match the plan's at {100 * (1 - self.contact_mismatch):.1f} % of the steps"] if np.isfinite(w["body_clearance"]) else []),
+            *([f"  shanks: lowest end at z = {1e3 * w['shank_height']:+.1f} mm (knot {at(-k.shank_height)}; the ground at z = 0 carries the feet's centres)"] if np.isfinite(w["shank_height"]) else []),
             f"  replay, {self.tracked.summary()}",
             f"  replay, {self.feedforward.summary()}",
             self.verdict(),
@@ -259,7 +270,8 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
     gear = model.actuator_gear[:, 0]
     limited = np.flatnonzero(model.jnt_limited.astype(bool) & (model.jnt_type != mujoco.mjtJoint.mjJNT_FREE))
     out = {name: np.full((N, nc), np.nan) for name in ("speed", "slip", "friction", "plan_friction", "normal", "swing")}
-    eom, penetration, clearance = np.zeros(N), np.zeros((N, nc)), np.full(N, np.nan)
+    eom, penetration, clearance, shanks = np.zeros(N), np.zeros((N, nc)), np.full(N, np.nan), np.full((N, nc), np.nan)
+    knee_joints, soles = model.body_jntadr[robot.contact_bodies], bool(problem.robot.shared_contacts())
     terrain = robot.terrain
     torque_excess, joint_excess = np.zeros((N, ours.nu)), np.zeros((N, len(limited)))
     stance_start = np.zeros((nc, 3))
@@ -281,6 +293,8 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
         penetration[k] = np.maximum(ground - points[:, 2], 0.0)
         if robot.body_geoms.size:
             clearance[k] = terrain_distance(model, data, robot.body_geoms, robot.link_terrain_geoms)[0]
+        if terrain is None and not soles:
+            shanks[k] = shank_heights(data.xanchor, knee_joints, points)
         for i in range(nc):
             if not stance[k, i]:
                 out["swing"][k, i] = np.linalg.norm(f[i])
@@ -303,5 +317,20 @@ def knot_checks(robot: MujocoRobot, problem: Any, solution: Any) -> KnotChecks:
     return KnotChecks(
         times=np.asarray(solution.times, dtype=float), stance=stance, eom_residual=eom, stance_speed=out["speed"], stance_slip=out["slip"],
         penetration=penetration, friction_excess=out["friction"], plan_friction_excess=out["plan_friction"], normal_force=out["normal"], swing_force=out["swing"],
-        torque_excess=torque_excess, joint_excess=joint_excess, body_clearance=clearance,
+        torque_excess=torque_excess, joint_excess=joint_excess, body_clearance=clearance, shank_height=shanks,
     )
+
+
+def shank_heights(anchors: np.ndarray, knee_joints: np.ndarray, feet: np.ndarray) -> np.ndarray:
+    """Each shank's lower end height (nc,): the lower of its knee (``anchors[knee_joints[i]]``, MuJoCo's joint
+    anchors) and its point :data:`~trajopt.legged.link_clearance.FOOT_GAP` above the foot ``feet[i]``; NaN where
+    the foot's body has no joint (``knee_joints[i] < 0``) or the foot is within ``FOOT_GAP`` of its knee."""
+    out = np.full(len(feet), np.nan)
+    for i, (joint, foot) in enumerate(zip(knee_joints, feet)):
+        if joint < 0:
+            continue
+        knee = anchors[joint]
+        length = np.linalg.norm(foot - knee)
+        if length > FOOT_GAP:
+            out[i] = min(knee[2], knee[2] + (1.0 - FOOT_GAP / length) * (foot[2] - knee[2]))
+    return out
