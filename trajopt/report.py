@@ -104,8 +104,8 @@ def _shank_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str],
     lines = _rows([("lowest shank end", f"z = {100 * height:.2f} cm ({name}'s, knot {knot}; the ground at z = 0 carries the feet's centres)")])
     if height >= -SHANK_WARNING:
         return lines, []
-    hint = "" if problem.link_clearance is not None else "; link_clearance (-p link_clearance=0) holds the shanks above it"
-    return lines, [f"WARNING: {name}'s shank goes {100 * -height:.2f} cm below the ground at knot {knot}: the robot would land its knee there{hint}"]
+    hint = "" if problem.link_clearance is not None else "; LeggedProblem's link_clearance (-p link_clearance=0 on a jump) holds the shanks above it"
+    return lines, [f"WARNING: {name}'s shank goes {100 * -height:.2f} cm below the ground at knot {knot}: the robot would put its knee there{hint}"]
 
 
 def _homotopy_lines(stages: Sequence[dict]) -> list[str]:
