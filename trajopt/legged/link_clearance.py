@@ -78,6 +78,12 @@ def shank_fractions(robot: Any, samples: int = SHANK_SAMPLES) -> np.ndarray:
     return np.outer(1.0 - FOOT_GAP / lengths, np.linspace(0.0, 1.0, samples))
 
 
+def shank_ends(robot: Any) -> np.ndarray:
+    """(nf, 2) fractions of each shank's two ends, the knee and its last point before the foot: over a plane, a straight
+    shank's lowest point is one of them."""
+    return shank_fractions(robot)[:, [0, -1]]
+
+
 def shank_points(robot: Any, x: Any, fractions: np.ndarray) -> List[Any]:
     """World positions of the shank points: one (3, samples) matrix per foot (numpy or CasADi ``x``).
 
@@ -141,7 +147,7 @@ def add_link_clearance(problem: Any, margin: float) -> None:
 def add_ground_clearance(problem: Any, margin: float) -> None:
     """Hold both ends of every shank ``margin`` [m] above the flat ground ``z = 0`` at every knot after the first (module docstring)."""
     robot, N = problem.robot, problem.N
-    ends = shank_fractions(robot)[:, [0, -1]]  # a straight shank's lowest point over a plane is one of its ends
+    ends = shank_ends(robot)
 
     def rows(x: Any) -> Any:
         return ca.vertcat(*[points[2, :].T for points in shank_points(robot, x, ends)])
@@ -152,7 +158,7 @@ def add_ground_clearance(problem: Any, margin: float) -> None:
 def lowest_shank_point(robot: Any, states: np.ndarray) -> Tuple[float, int, int]:
     """The lowest of the shanks' end points (module docstring) over ``states`` (K, n) after the first: its height
     ``z`` [m] (the flat ground at ``z = 0`` carries the feet's centres), its foot's index and its knot."""
-    ends = shank_fractions(robot)[:, [0, -1]]
+    ends = shank_ends(robot)
     heights = np.array([[points[2].min() for points in shank_points(robot, x, ends)] for x in states[1:]])
     k, foot = np.unravel_index(int(np.argmin(heights)), heights.shape)
     return float(heights[k, foot]), int(foot), int(k) + 1

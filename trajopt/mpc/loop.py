@@ -183,8 +183,12 @@ def run_closed_loop(
     steps = int(round(duration / dt))
     next_tick, fell, fall_time = plant.t + period, False, float("nan")
     second = 1.0
-    sensed = (lambda: touching(plant)) if sense_contacts else (lambda: None)
-    u_applied = plan.control(plant.t, x, touching=sensed())
+
+    def sensed(plan: Any) -> Optional[np.ndarray]:
+        """The feet touching now, read only for a plan whose law uses them (its gate)."""
+        return touching(plant) if sense_contacts and plan.gate is not None else None
+
+    u_applied = plan.control(plant.t, x, touching=sensed(plan))
     prepares = mpc.prepares and not compensate
     recent: deque = deque(maxlen=10)  # the last preparations' wall times (s)
     unreported: deque = deque([plan])  # the plans of the ticks not yet handed to on_tick (None for a failed one)
@@ -224,7 +228,7 @@ def run_closed_loop(
                 while pending and t >= pending[0][0] - 1e-9:
                     arrived = pending.popleft()[1]
                     plan = arrived if arrived is not None else plan
-                u = plan.control(t, x, touching=sensed())
+                u = plan.control(t, x, touching=sensed(plan))
                 if compensation is not None:
                     u = u + compensation(x)
                 if latency > 0:

@@ -117,7 +117,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
         if start is None:
             start = time.perf_counter() - plant.t
         x = plant.state()
-        u = plan.control(plant.t, x, touching=touching(plant))
+        u = plan.control(plant.t, x, touching=touching(plant) if plan.gate is not None else None)
         plant.step(u if compensation is None else u + compensation(x), np.zeros(3))
         step += 1
         publish(step)

@@ -37,7 +37,6 @@ from .reference import PlanSamples, legged_problem, plan_terrain, plan_timestep,
 from .terrain import terrain_contacts
 
 
-
 class Controller(Protocol):
     """What :func:`track` calls: ``setup`` once, then the actuator commands at every step.
 
@@ -93,8 +92,6 @@ class PDFeedforward:
         """One line naming the controller and its gains (N m/rad, N m s/rad)."""
         kp, kd = self.gains
         return f"PD + feed-forward (Kp {_gain_text(kp)} N m/rad, Kd {_gain_text(kd)} N m s/rad)"
-
-
 
 
 def _gain_text(g: np.ndarray) -> str:
