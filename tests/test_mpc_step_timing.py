@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import problems
+from models import Humanoid
 from tests.test_mpc_closed_loop import run_cli
 from trajopt.mpc.gaits import GaitSchedule, GaitTimeline
 from trajopt.mpc.legged import LeggedMPC
@@ -97,6 +98,20 @@ def test_without_step_timing_the_feet_keep_the_clock(trot):
     x[legged.robot.nq + 1] = 0.4
     legged.update(legged.problem, 2.06, x)
     assert legged.timeline.advance == 0.0 and legged.timing_advances == []
+
+
+def test_a_bipeds_step_timing_is_refused():
+    """Tuned on the Go1's trot, it made the G1 walking in place fall without a push (docs/design/mpc.md): refused, in
+    Python and on the command line."""
+    robot = Humanoid(contacts_per_foot=4, locked=("waist", "arms"), knee=0.6)
+    with pytest.raises(ValueError, match="step_timing: stepping sooner is the quadrupeds'.*walks on two soles"):
+        LeggedMPC(robot, gaits="walk", step_timing=StepTiming())
+    legged = LeggedMPC(robot, gaits="walk")
+    with pytest.raises(ValueError, match="walks on two soles"):
+        legged.set_step_timing(StepTiming())
+    assert legged.step_timing is None
+    out = run_cli("humanoid-walk", "--step-sooner", "--duration", "0.1")
+    assert out.returncode == 2 and "walks on two soles" in out.stderr
 
 
 @pytest.mark.parametrize("name", ["go1-slope", "go1-jump", "pendulum"])

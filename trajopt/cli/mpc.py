@@ -89,7 +89,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--vy", type=float, default=0.0, metavar="V", help="commanded lateral velocity [m/s], heading frame (legged)")
     group.add_argument("--yaw-rate", type=float, default=0.0, metavar="W", help="commanded yaw rate [rad/s] (legged)")
     group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
-    group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner, and the footholds follow the measured base (legged, flat ground; default: the feet land on the gait's clock, under the reference)")
+    group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner, and the footholds follow the measured base (quadrupeds, flat ground; default: the feet land on the gait's clock, under the reference)")
     group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")
     group.add_argument("--duration", type=float, metavar="S", help="simulated time [s] (default 5; on a slope, the plan's walk and 3 s standing)")

@@ -364,8 +364,14 @@ class LeggedMPC:
         robot), or keep the gait's clock with ``None`` (the constructor's keyword); before a run."""
         if step_timing is not None and not isinstance(step_timing, StepTiming):
             raise ValueError(f"step_timing: expected a StepTiming or None, got {type(step_timing).__name__}")
+        if step_timing is not None and is_biped(self.robot):
+            raise ValueError(
+                f"step_timing: stepping sooner is the quadrupeds' (tuned on the Go1's trot); {self.robot.name} walks on two soles, "
+                "and walking in place with it the G1 fell within 1.3 s without a push"
+            )
         #: the :class:`~trajopt.mpc.step_timing.StepTiming` in force, scaled to the robot, or ``None``
         self.step_timing = None if step_timing is None else step_timing.scaled(self.scale)
+
     def stance(self, times: np.ndarray) -> np.ndarray:
         """Stance (K, nc) of the feet at ``times`` (K,) (:meth:`GaitTimeline.stance`)."""
         return self.timeline.stance(times)
