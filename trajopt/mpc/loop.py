@@ -53,7 +53,7 @@ import numpy as np
 
 from .controller import MPC
 from .disturbances import total_force
-from .stance_gate import touching
+from .stance_gate import plan_contacts
 
 #: The delays :func:`run_closed_loop` takes by name (besides seconds >= 0).
 DELAYS = ("measured", "tick")
@@ -185,8 +185,8 @@ def run_closed_loop(
     second = 1.0
 
     def sensed(plan: Any) -> Optional[np.ndarray]:
-        """The feet touching now, read only for a plan whose law uses them (its gate)."""
-        return touching(plant) if sense_contacts and plan.gate is not None else None
+        """The feet touching now, for the plan's law (``None`` with ``sense_contacts`` off)."""
+        return plan_contacts(plan, plant) if sense_contacts else None
 
     u_applied = plan.control(plant.t, x, touching=sensed(plan))
     prepares = mpc.prepares and not compensate

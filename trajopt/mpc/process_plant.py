@@ -71,7 +71,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
     import problems
     from trajopt.mpc.joint_compensation import PassiveCompensation
     from trajopt.mpc.plan import Plan
-    from trajopt.mpc.stance_gate import StanceGate, touching
+    from trajopt.mpc.stance_gate import StanceGate, plan_contacts
     from trajopt.mpc.tasks import mpc_task
 
     task = mpc_task(problems.get(spec["name"], **spec["params"]), spec["horizon"])
@@ -117,7 +117,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
         if start is None:
             start = time.perf_counter() - plant.t
         x = plant.state()
-        u = plan.control(plant.t, x, touching=touching(plant) if plan.gate is not None else None)
+        u = plan.control(plant.t, x, touching=plan_contacts(plan, plant))
         plant.step(u if compensation is None else u + compensation(x), np.zeros(3))
         step += 1
         publish(step)

@@ -91,3 +91,10 @@ def touching(plant: Any) -> Optional[np.ndarray]:
     if forces is None:
         return None
     return np.linalg.norm(np.asarray(forces(), dtype=float), axis=1) > TOUCH_FORCE
+
+
+def plan_contacts(plan: Any, plant: Any) -> Optional[np.ndarray]:
+    """What ``plan.control`` reads of ``plant``'s contacts: :func:`touching` for a plan whose law uses them (one with a
+    :attr:`~trajopt.mpc.plan.Plan.gate`), ``None`` for any other, so that the foot forces are not read at every step
+    for nothing."""
+    return touching(plant) if plan.gate is not None else None
