@@ -279,6 +279,37 @@ class MultibodyModel(LieGroupModel):
         parents = self.contact_parents()
         return [[i for i, q in enumerate(parents) if q == p] for p in dict.fromkeys(parents) if parents.count(p) > 1]
 
+    def sole_half_width(self) -> float:
+        """Half the narrower side (m) of the narrowest sole: per body of :meth:`shared_contacts`, the contact points'
+        axis-aligned extents in the frame of the joint that moves them, the middle one of the three halved (the
+        smallest is the sole's flatness); ``nan`` for point feet."""
+        model = self.pin_model
+        widths = []
+        for points in self.shared_contacts():
+            frames = [model.frames[model.getFrameId(self.kinematics_bodies[i])] for i in points]
+            local = np.array([f.placement.translation for f in frames])
+            widths.append(float(np.sort(np.ptp(local, axis=0))[1]) / 2)
+        return min(widths) if widths else float("nan")
+
+    def sole_actuators(self) -> np.ndarray:
+        """(nu,) bool: the ankles, the actuators of the joints that carry a sole (a body of :meth:`shared_contacts`)
+        and sit within the sole's length of its contact points' centre, in the neutral configuration (a knee sits a
+        shank above); none for point feet."""
+        model = self.pin_model
+        data = model.createData()
+        pin.framesForwardKinematics(model, data, pin.neutral(model))
+        first = 1 + int(self.is_floating)
+        out = np.zeros(self.nu, dtype=bool)
+        for points in self.shared_contacts():
+            corners = np.array([data.oMf[model.getFrameId(self.kinematics_bodies[i])].translation for i in points])
+            centre, length = corners.mean(axis=0), float(np.max(np.ptp(corners, axis=0)))
+            parent = model.frames[model.getFrameId(self.kinematics_bodies[points[0]])].parentJoint
+            for j in model.supports[parent]:
+                if j >= first and np.linalg.norm(data.oMi[j].translation - centre) < length:
+                    dofs = [model.joints[j].idx_v + d for d in range(model.joints[j].nv)]
+                    out |= np.any(self._B[dofs] != 0, axis=0)
+        return out
+
     def contact_actuators(self) -> np.ndarray:
         """(nc, nu) bool: entry ``(i, k)`` says that actuator ``k`` drives a joint between the base and contact point ``i``
         (its leg): ``B[:, k]`` has a nonzero on a velocity coordinate of a joint supporting the point's parent joint (the

@@ -335,3 +335,20 @@ def test_closed_loop_plot_shows_the_centre_of_pressure_within_the_soles():
         (outline,) = band.get_paths()
         lo, hi = outline.vertices[:, 1].min(), outline.vertices[:, 1].max()
         assert len(y) >= 10 and np.all((y >= lo - 1e-9) & (y <= hi + 1e-9))
+
+
+@pytest.mark.slow
+def test_a_standing_g1_recovers_a_lateral_push_of_0_3_m_s():
+    """Acceptance of the ankles' bounded correction (trajopt.mpc.stance_gate): pushed sideways by 0.3 m/s of base velocity
+    (10 N s) while standing, compiled, one-tick delay, the G1 stands; with the ankles' correction unbounded it fell after
+    every push of 0.2 m/s and more (docs/design/mpc.md)."""
+    from trajopt.mpc.disturbances import Push
+    from trajopt.mpc.loop import run_closed_loop
+    from trajopt.mpc.report import loop_statistics
+
+    task = mpc_task(problems.get("humanoid-stand"))
+    impulse = 0.3 * task.legged.robot.mass
+    result = run_closed_loop(task.controller(mode="rti", compile=True), task.plant(), 5.0, 50.0, delay="tick", disturbances=(Push(impulse, 90.0, 2.05),))
+    stats = loop_statistics(result, task.problem.model)
+    assert not stats.fell, stats
+    assert stats.failed == 0

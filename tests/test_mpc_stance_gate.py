@@ -1,6 +1,6 @@
 """Stance feedback only on legs that stand (trajopt.mpc.stance_gate): the legs come from pinocchio's Jacobians, the
-replaced rows from the plan's schedule and the measured contacts, a joint PD replaces them, and the plan's law keeps
-everything else."""
+replaced rows from the plan's schedule and the measured contacts, a joint PD replaces them, a sole's ankles have their
+correction bounded, and the plan's law keeps everything else."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +13,8 @@ from models.contact_dynamics import ContactDynamics
 from trajopt.legged.joint_gains import default_gains
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plan import Plan
-from trajopt.mpc.stance_gate import TOUCH_FORCE, StanceGate, touching
+from models.model import GRAVITY
+from trajopt.mpc.stance_gate import ANKLE_CORRECTION, TOUCH_FORCE, StanceGate, touching
 from trajopt.mpc.tasks import mpc_task
 from trajopt.transcription import get_transcription
 
@@ -104,6 +105,45 @@ def test_the_plans_law_replaces_only_the_rows_of_the_leg_in_the_air(go1_plan):
     np.testing.assert_allclose(gated[rl], (u_ref + kp * (q_ref - q) + kd * (v_ref - v))[rl], rtol=1e-12, atol=1e-12)
     assert np.array_equal(gated[~rl], full[~rl])
     assert not np.allclose(full[rl], gated[rl])
+
+
+@pytest.mark.parametrize("robot, ankles, half_width", [
+    ("g1", ("ankle_pitch", "ankle_roll"), 0.03),  # the URDF's toe spheres at y = +-0.03
+    ("talos", ("leg_left_5", "leg_left_6", "leg_right_5", "leg_right_6"), 0.05),  # the corners' y = +-0.05
+])  # fmt: skip
+def test_a_humanoids_ankles_are_the_joints_just_above_its_soles(robot, ankles, half_width):
+    humanoid = Humanoid(contacts_per_foot=4, locked=("waist", "arms"), robot=robot)
+    names = [humanoid.pin_model.names[j] for j in range(2, humanoid.pin_model.njoints)]  # one actuator per joint, in order
+    expected = [any(a in name for a in ankles) for name in names]
+    assert humanoid.sole_actuators().tolist() == expected and sum(expected) == 4
+    assert humanoid.sole_half_width() == pytest.approx(half_width, abs=1e-12)
+    assert not Go1().sole_actuators().any() and np.isnan(Go1().sole_half_width())
+
+
+def test_a_soles_ankle_correction_is_bounded_and_the_other_rows_are_not():
+    """The G1's plan law: a correction far beyond the sole's is clipped to rho w m g on the ankles only, also on the rows
+    a leg in the air gets; the Go1's gate bounds nothing."""
+    model = ContactDynamics(Humanoid(contacts_per_foot=4, locked=("waist", "arms")), "contact")
+    robot, gate = model.robot, StanceGate.of(model)
+    bound = ANKLE_CORRECTION * 0.03 * robot.mass * GRAVITY
+    ankles = robot.sole_actuators()
+    np.testing.assert_array_equal(gate.correction_limit, np.where(ankles, bound, np.inf))
+    K = 50.0 * RNG.standard_normal((robot.nu, model.error_dim))
+    error = RNG.standard_normal(model.error_dim)
+    stance = np.ones(robot.nc)
+    for touching_now in (None, np.ones(robot.nc, dtype=bool)):
+        correction = gate.correction(K, error, stance, touching_now)
+        np.testing.assert_array_equal(correction[~ankles], (K @ error)[~ankles])
+        np.testing.assert_array_equal(correction[ankles], np.clip((K @ error)[ankles], -bound, bound))
+        assert np.all(np.abs((K @ error)[ankles]) > bound)  # every ankle row was clipped
+    in_air = np.array([False] * 4 + [True] * 4)  # the left sole scheduled to stand is in the air
+    left = np.arange(robot.nu) < 6
+    correction = gate.correction(K, error, stance, in_air)
+    pd = gate.joint_gains @ error
+    np.testing.assert_array_equal(correction[left & ~ankles], pd[left & ~ankles])
+    np.testing.assert_array_equal(correction[left & ankles], np.clip(pd[left & ankles], -bound, bound))
+    np.testing.assert_array_equal(correction[~left], gate.correction(K, error, stance, None)[~left])
+    assert np.all(np.isinf(StanceGate.of(ContactDynamics(Go1(), "contact")).correction_limit))
 
 
 def test_a_horizon_without_a_stance_schedule_has_no_gate():

@@ -20,7 +20,9 @@ Given the contact points ``touching`` now (a legged plant's foot sensor), a
 plan with a :class:`~trajopt.mpc.stance_gate.StanceGate` replaces the rows
 of ``K_k`` of the legs scheduled in stance at ``k`` whose feet are in the
 air by a joint PD about the plan: stance gains on a leg in the air make it
-flail (:mod:`.stance_gate`).
+flail; the gate also bounds the correction of a humanoid's ankles, which a
+sole on the ground cannot carry beyond its centre of pressure
+(:mod:`.stance_gate`).
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ class Plan:
     ``intervals`` (N - 1, nz) as a :class:`trajopt.Solution` holds them; ``gains``
     (N - 1, nu, m); ``params`` (N, nd) the dynamics parameters of the solve;
     ``lower``/``upper`` (nu,) the control bounds the output is clipped to; ``gate`` the
-    :class:`~trajopt.mpc.stance_gate.StanceGate` of a legged horizon (``None``: every row of the gains kept).
+    :class:`~trajopt.mpc.stance_gate.StanceGate` of a legged horizon (``None``: every row of the gains kept, unbounded).
     """
 
     model: Any
@@ -117,13 +119,15 @@ class Plan:
     def control(self, t: float, x: np.ndarray, reference: Optional[Tuple[np.ndarray, np.ndarray]] = None, touching: Optional[np.ndarray] = None) -> np.ndarray:
         """The control (nu,) at absolute time ``t`` (s) and measured state ``x`` (n,):
         ``u_ref(t) - K_k state_error(x, x_ref(t))`` clipped to ``[lower, upper]``, ``k`` the interval of ``t``;
-        ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`). With the contact
-        points ``touching`` now ((nc,) bool) and a :attr:`gate`, the legs in the air that stand in the plan get the gate's
-        joint PD rows instead (module docstring)."""
+        ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`). With a :attr:`gate`,
+        the correction is the gate's (:meth:`~trajopt.mpc.stance_gate.StanceGate.correction`: given the contact
+        points ``touching`` now ((nc,) bool), the legs in the air that stand in the plan get its joint PD rows; the
+        ankles' correction is bounded; module docstring)."""
         x_ref, u_ref = self.reference(t) if reference is None else reference
         k = self.interval(t)
         K = self.gains[k]
-        if touching is not None and self.gate is not None:
-            K = self.gate.gains(K, self.params[k], touching)
-        u = u_ref if not K.any() else u_ref - K @ np.asarray(self.model.state_error(x, x_ref), dtype=float).reshape(-1)
-        return np.clip(u, self.lower, self.upper)
+        if self.gate is None and not K.any():
+            return np.clip(u_ref, self.lower, self.upper)
+        error = np.asarray(self.model.state_error(x, x_ref), dtype=float).reshape(-1)
+        correction = K @ error if self.gate is None else self.gate.correction(K, error, self.params[k], touching)
+        return np.clip(u_ref - correction, self.lower, self.upper)

@@ -1,4 +1,4 @@
-"""Stance feedback only on legs that stand: a leg whose foot has not touched is held by its joints instead.
+"""Stance feedback only on legs that stand (a leg whose foot has not touched is held by its joints), and on an ankle no more than its sole carries.
 
 A plan's Riccati gains (:mod:`.feedback`) come from the horizon's
 linearization with its scheduled stance mask ``s`` (the contact
@@ -27,6 +27,23 @@ the plan's reference: for actuator ``k`` driving coordinate ``j`` (``B[j, k]
 ``state_error(x, x_ref)``, so that ``u_k = u_ref,k - (Kp dq_j + Kd dv_j) / b``:
 the plan's torque, and the leg held on its planned joint trajectory until
 the foot touches.
+
+The ankles keep their rows of ``K`` with the correction bounded
+(:meth:`StanceGate.correction`): the plan keeps each sole's centre of
+pressure inside it, but the unconstrained Riccati correction ``K
+state_error`` knows no sole, and on the G1 pushed sideways it asked the
+ankles for up to their 35 N m limits, where a sole carrying half the
+robot's weight holds about 5 N m before it rolls onto its edge; the sole
+rolled, the horizon (which holds it flat) failed its QPs and the robot
+fell. The correction of an ankle actuator (``robot.sole_actuators()``) is
+clipped to ``+- rho w m g`` about the plan's torque: the moment of the
+robot's weight moved by the fraction ``rho`` (:data:`ANKLE_CORRECTION`) of
+the sole's half-width ``w`` (``robot.sole_half_width()``), in every row:
+in swing (a swinging foot's light link needs little torque) and in the
+joint PD rows of a leg in the air too: pushed standing, a sole lifts and
+touches again, and with those rows unbounded (``rho`` 0.3) the standing G1
+fell after each of 8 pushes of 0.3 m/s, and recovered from all 8 with them
+bounded.
 """
 from __future__ import annotations
 
@@ -35,21 +52,30 @@ from typing import Any, Optional
 import numpy as np
 
 from models.contact_dynamics import ContactDynamics
+from models.model import GRAVITY
 
 from ..legged.joint_gains import default_gains
 
 #: A contact point touches when the plant's measured ground force on it exceeds this (N): a foot sensor's threshold.
 TOUCH_FORCE = 1.0
+#: ``rho``: the fraction of a sole's half-width by which an ankle's feedback correction may move the robot's weight
+#: (module docstring; the G1's pushes in docs/design/mpc.md).
+ANKLE_CORRECTION = 0.15
 
 
 class StanceGate:
     """The feedback rows (nu,) to replace for a stance mask and the measured contacts, and their joint PD rows
     (module docstring), for a robot whose actuators on each contact point's leg are ``contact_actuators`` (nc, nu)
-    bool and whose joint PD gains are ``joint_gains`` (nu, m): the rows ``K`` of ``u = u_ref - K state_error``."""
+    bool and whose joint PD gains are ``joint_gains`` (nu, m): the rows ``K`` of ``u = u_ref - K state_error``;
+    ``correction_limit`` (nu,): the largest correction of each actuator (N m; ``inf``: unbounded)."""
 
-    def __init__(self, contact_actuators: np.ndarray, joint_gains: np.ndarray) -> None:
+    def __init__(self, contact_actuators: np.ndarray, joint_gains: np.ndarray, correction_limit: Optional[np.ndarray] = None) -> None:
         self.contact_actuators = np.asarray(contact_actuators, dtype=bool)
         self.joint_gains = np.asarray(joint_gains, dtype=float)
+        nu = self.joint_gains.shape[0]
+        self.correction_limit = np.full(nu, np.inf) if correction_limit is None else np.asarray(correction_limit, dtype=float)
+        if self.correction_limit.shape != (nu,) or np.any(~(self.correction_limit > 0)):
+            raise ValueError(f"correction_limit: expected ({nu},) positive bounds (inf: none), got {correction_limit!r}")
 
     @classmethod
     def of(cls, model: Any) -> Optional["StanceGate"]:
@@ -66,7 +92,8 @@ class StanceGate:
         for k, column in enumerate(B.T):
             j = int(np.flatnonzero(column)[0])
             gains[k, j], gains[k, robot.nv + j] = kp / column[j], kd / column[j]
-        return cls(robot.contact_actuators(), gains)
+        ankle_limit = ANKLE_CORRECTION * robot.sole_half_width() * robot.mass * GRAVITY  # nan for point feet: no ankle
+        return cls(robot.contact_actuators(), gains, np.where(robot.sole_actuators(), ankle_limit, np.inf))
 
     def rows(self, stance: np.ndarray, touching: np.ndarray) -> np.ndarray:
         """(nu,) bool: the actuators whose feedback rows are replaced for the stance mask ``stance`` (nc,) (a knot's
@@ -78,10 +105,14 @@ class StanceGate:
         standing = A[scheduled & touching].any(axis=0)
         return in_air & ~standing
 
-    def gains(self, K: np.ndarray, stance: np.ndarray, touching: np.ndarray) -> np.ndarray:
-        """The gains ``K`` (nu, m) of a plan's interval with the rows of :meth:`rows` replaced by the joint PD's."""
-        replaced = self.rows(stance, touching)
-        return np.where(replaced[:, None], self.joint_gains, K) if replaced.any() else K
+    def correction(self, K: np.ndarray, error: np.ndarray, stance: np.ndarray, touching: Optional[np.ndarray]) -> np.ndarray:
+        """The feedback correction (nu,) ``K error`` of a plan's interval (gains ``K`` (nu, m), ``state_error`` (m,)),
+        the rows of :meth:`rows` the joint PD's, every row clipped to ``correction_limit`` (module docstring);
+        ``touching`` ``None`` (no foot sensor): every row the plan's."""
+        if touching is not None:
+            replaced = self.rows(stance, touching)
+            K = np.where(replaced[:, None], self.joint_gains, K) if replaced.any() else K
+        return np.clip(K @ error, -self.correction_limit, self.correction_limit)
 
 
 def touching(plant: Any) -> Optional[np.ndarray]:
