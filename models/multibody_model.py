@@ -298,17 +298,21 @@ class MultibodyModel(LieGroupModel):
         model = self.pin_model
         data = model.createData()
         pin.framesForwardKinematics(model, data, pin.neutral(model))
-        first = 1 + int(self.is_floating)
+        first, parents = 1 + int(self.is_floating), self.contact_parents()
         out = np.zeros(self.nu, dtype=bool)
         for points in self.shared_contacts():
             corners = np.array([data.oMf[model.getFrameId(self.kinematics_bodies[i])].translation for i in points])
             centre, length = corners.mean(axis=0), float(np.max(np.ptp(corners, axis=0)))
-            parent = model.frames[model.getFrameId(self.kinematics_bodies[points[0]])].parentJoint
-            for j in model.supports[parent]:
-                if j >= first and np.linalg.norm(data.oMi[j].translation - centre) < length:
-                    dofs = [model.joints[j].idx_v + d for d in range(model.joints[j].nv)]
-                    out |= np.any(self._B[dofs] != 0, axis=0)
+            near = [j for j in model.supports[parents[points[0]]] if j >= first and np.linalg.norm(data.oMi[j].translation - centre) < length]
+            out |= self._joint_actuators(near)
         return out
+
+    def _joint_actuators(self, joints: Sequence[int]) -> np.ndarray:
+        """(nu,) bool: the actuators whose ``B`` column has a nonzero on a velocity coordinate of one of the pinocchio
+        ``joints``."""
+        model = self.pin_model
+        dofs = [model.joints[j].idx_v + d for j in joints for d in range(model.joints[j].nv)]
+        return np.any(self._B[dofs] != 0, axis=0)
 
     def contact_actuators(self) -> np.ndarray:
         """(nc, nu) bool: entry ``(i, k)`` says that actuator ``k`` drives a joint between the base and contact point ``i``
@@ -318,8 +322,7 @@ class MultibodyModel(LieGroupModel):
         first = 1 + int(self.is_floating)  # the universe, then the free flyer
         out = np.zeros((self.nc, self.nu), dtype=bool)
         for i, parent in enumerate(self.contact_parents()):
-            dofs = [model.joints[j].idx_v + d for j in model.supports[parent] if j >= first for d in range(model.joints[j].nv)]
-            out[i] = np.any(self._B[dofs] != 0, axis=0)
+            out[i] = self._joint_actuators([j for j in model.supports[parent] if j >= first])
         return out
 
     def lie_state(self) -> LieState:

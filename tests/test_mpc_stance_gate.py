@@ -10,10 +10,10 @@ import pytest
 import problems
 from models import Go1, Humanoid
 from models.contact_dynamics import ContactDynamics
+from models.model import GRAVITY
 from trajopt.legged.joint_gains import default_gains
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plan import Plan
-from models.model import GRAVITY
 from trajopt.mpc.stance_gate import ANKLE_CORRECTION, TOUCH_FORCE, StanceGate, touching
 from trajopt.mpc.tasks import mpc_task
 from trajopt.transcription import get_transcription
