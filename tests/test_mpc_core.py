@@ -331,6 +331,34 @@ def test_real_time_iteration_step_solves_its_regularized_kkt_system(regularizati
     assert np.allclose(d[free], expected, rtol=1e-7, atol=1e-9)
 
 
+def test_real_time_iteration_multipliers_hold_at_an_active_control_bound():
+    """HPIPM solves for the controls in units of their bounds (here 4, the rotors' thrust limit); the step's
+    multipliers come back in the problem's units: started 0.5 m below the hover it holds, the quadrotor's first
+    thrusts reach their bound, and ``H d + grad f + J^T lam_g + lam_x = 0`` on the free variables."""
+    import casadi as ca
+
+    from trajopt.solvers.rti import RtiSolver
+
+    model, target, problem, _ = quadrotor_mpc()
+    solver = RtiSolver(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False, options={"hpipm": TIGHT_HPIPM})
+    nlp = solver.nlp
+    states = np.repeat(target[None], problem.N, axis=0)
+    nlp.recentre(states)
+    w0 = nlp.pack(states, np.repeat(model.hover_control()[None], problem.N, axis=0))
+    (lbw, ubw), (lbg, ubg), p = nlp.bounds_w(), nlp.bounds_g(), nlp.parameters()
+    height = nlp.idx_x[0][2]
+    lbw[height] = ubw[height] = w0[height] - 0.5
+    step = solver._create("cold")(x0=w0, p=p, lbx=lbw, ubx=ubw, lbg=lbg, ubg=ubg)
+    d, lam_x = step["x"] - w0, np.asarray(step["lam_x"]).ravel()
+    assert np.allclose(step["x"][nlp.idx_u[0]], 4.0, atol=1e-9) and np.all(lam_x[nlp.idx_u[0]] > 1e-3)
+
+    jac, hess = (np.asarray(ca.DM(m)) for m in solver.linearization(w0))
+    H = hess + np.triu(hess, 1).T
+    grad = np.asarray(ca.Function("grad", [nlp.w, nlp.p], [ca.gradient(nlp.f, nlp.w)])(w0, p)).ravel()
+    stationarity = H @ d + grad + jac.T @ np.asarray(step["lam_g"]).ravel() + lam_x
+    assert np.abs(stationarity[lbw != ubw]).max() < 1e-9
+
+
 def test_real_time_iteration_refuses_a_bad_regularization():
     from trajopt.solvers.rti import RtiSolver
 

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 import problems
 from bench.convergence import perturbed_guess
 from trajopt.solvers import solver_class
-from trajopt.solvers.scaling import equilibrated_scale
+from trajopt.solvers.scaling import control_bound_scale, equilibrated_scale
 
 
 def _jacobian(seed: int = 0) -> sp.csc_matrix:
@@ -35,6 +35,13 @@ def test_the_scale_is_exact_and_undoes_most_of_a_change_of_units():
     assert _column_spread(J_units) > 10.0 and _column_spread(J_units @ sp.diags(D)) < 0.5 * _column_spread(J_units)
     signed_permutation = sp.csc_matrix(np.diag([1.0, -1.0, 1.0])[[2, 0, 1]])
     assert np.array_equal(equilibrated_scale(signed_permutation, np.zeros(3, dtype=bool), []), np.ones(3))
+
+
+def test_controls_are_scaled_by_their_largest_bound_rounded_to_a_power_of_two():
+    lbw = np.array([-1.0, -88.0, 0.0, -np.inf, 0.0, -5.0])
+    ubw = np.array([1.0, 88.0, 4.0, np.inf, 0.0, 23.7])
+    scale = control_bound_scale(lbw, ubw, np.array([[1, 2], [3, 4], [5, 0]]))
+    assert scale.tolist() == [1.0, 64.0, 4.0, 1.0, 1.0, 32.0]  # 88 -> 2^6, 4 -> 2^2, unbounded and zero -> 1, 23.7 -> 2^5
 
 
 def test_a_coordinate_shares_one_scale_and_fixed_variables_follow_it():

@@ -47,6 +47,14 @@ feasibility) and 1e-5 (the linearized dynamics),
 :data:`DEFAULT_RTI_HPIPM_OPTIONS`: one Gauss-Newton step of a moving problem
 is itself only that accurate, and the interior point keeps every inequality
 strictly satisfied at any tolerance; tighter residuals cost iterations.
+HPIPM solves for the step in scaled variables ``d = D d~``, each control
+in units of its largest bound (:func:`~trajopt.solvers.scaling.control_bound_scale`;
+the states as they are): ``D H D``, ``D grad f``, ``J D`` and the bounds
+divided by ``D``. The interior point is not invariant under that change of
+units: it starts every bound's slack and multiplier alike and stops on
+absolute residuals, and with torques in newton-metres that a least-squares
+cost barely curves, a humanoid's QPs took several times the iterations of a
+quadruped's for a less accurate first control (docs/design/mpc.md).
 HPIPM's absolute formulation (``abs_form = 1``, which stops on the
 complementarity alone) is not used: its inexact QPs leave a standing
 robot's internal forces loose, and the Go1 standing in MuJoCo fell. Design
@@ -71,6 +79,7 @@ from ..transcription import Transcription
 from .base import NlpSolver, Start
 from .derivatives import FIRST_KNOT
 from .options import casadi_message
+from .scaling import control_bound_scale
 from .settings import SolverSettings
 from .sqp import HPIPM_INFINITY
 from .stage_layout import StageLayout, stage_layout
@@ -129,6 +138,8 @@ class RealTimeIterationStep:
     A call with ``prepared=True`` solves the QP of the last :meth:`linearize` with the call's variable
     bounds, the first knot's rows linearized again at the first state those bounds fix
     (``first_knot``: that state's entries of ``w`` and the rows, :func:`first_knot_refit`).
+    ``scale`` (n_w,) is the diagonal ``D`` of the variables HPIPM solves for, ``d = D d~`` (module
+    docstring; ``None``: unscaled); the answer is in the NLP's variables either way.
 
     The QP's data come from one CasADi function of the point (the derivatives, the Hessian made
     symmetric, the rows put in stage order). It, the first knot's refit and HPIPM are called on
@@ -141,7 +152,7 @@ class RealTimeIterationStep:
 
     def __init__(
         self, derivatives: Dict[str, ca.Function], layout: StageLayout, n_w: int, n_g: int, exact: bool, hpipm: Dict[str, Any],
-        regularization: float = 0.0, first_knot: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+        regularization: float = 0.0, first_knot: Optional[Tuple[np.ndarray, np.ndarray]] = None, scale: Optional[np.ndarray] = None,
     ) -> None:  # fmt: skip
         self.rows, self.exact, self.n_w, self.n_g = layout.rows, exact, n_w, n_g
         self.first_state = None if first_knot is None else first_knot[0]
@@ -157,6 +168,10 @@ class RealTimeIterationStep:
         qp_data = {"h": self.qp_data.sparsity_out("h"), "a": self.qp_data.sparsity_out("a")}
         options = {**layout.options(), "inf": HPIPM_INFINITY, "hpipm": hpipm, "error_on_fail": False}
         self.qp = ca.conic("rti_qp", "hpipm", qp_data, options)
+        self.scale = np.ones(n_w) if scale is None else np.asarray(scale, dtype=float).reshape(n_w)
+        h_rows, h_cols = qp_data["h"].get_triplet()
+        #: the factors of the nonzeros of ``H`` (``D_i D_j``) and ``A`` (``D_j``) in the scaled QP
+        self._nonzero_scale = {"h": self.scale[h_rows] * self.scale[h_cols], "a": self.scale[qp_data["a"].get_triplet()[1]]}
         self.refit_first_knot = None if first_knot is None else first_knot_refit(derivatives[FIRST_KNOT], first_knot[1], self.rows, qp_data["a"], n_w)
         #: the calls of the three functions on nonzero vectors (numpy arrays cross into CasADi element by element)
         self._calls = {"qp_data": NonzeroCall(self.qp_data), "qp": NonzeroCall(self.qp, fresh=True), "refit": None if self.refit_first_knot is None else NonzeroCall(self.refit_first_knot)}
@@ -211,7 +226,7 @@ class RealTimeIterationStep:
             beside = self._worker.submit(self.alongside, *self.last_linearization)
         solved = linearized
         try:
-            qp = dict(zip(self.qp.name_out(), self._calls["qp"](*[data[key] for key in ("h", "g", "a", "lba", "uba", "lbx", "ubx")])))
+            qp = dict(zip(self.qp.name_out(), self._calls["qp"](*self._scaled(data))))
             solved = time.perf_counter()
         finally:
             if beside is not None:
@@ -219,12 +234,18 @@ class RealTimeIterationStep:
         self.phase_times = {**({} if prepared else {"linearize": self.linearize_time}), "qp": solved - linearized, "alongside": time.perf_counter() - solved}
         stats = self._calls["qp"].stats()
         self.qp_iterations = int(stats.get("iter_count", 0))
-        step = qp["x"]
+        step = self.scale * qp["x"]
         lam_g = np.empty(self.n_g)
         lam_g[self.rows] = qp["lam_a"]
         success = bool(stats.get("success", False)) and np.isfinite(step).all()
         self._stats = {"return_status": "Solve_Succeeded" if success else f"QP failed: {stats.get('return_status', 'unknown')}", "success": success, "iter_count": 1}
-        return {"x": w0 + step, "f": float(data["f"][0]) + float(qp["cost"][0]), "lam_x": qp["lam_x"], "lam_g": lam_g}
+        return {"x": w0 + step, "f": float(data["f"][0]) + float(qp["cost"][0]), "lam_x": qp["lam_x"] / self.scale, "lam_g": lam_g}
+
+    def _scaled(self, data: Dict[str, np.ndarray]) -> Tuple[np.ndarray, ...]:
+        """HPIPM's inputs ``h, g, a, lba, uba, lbx, ubx`` (nonzeros) for the scaled step ``d~``: ``D H D``,
+        ``D g``, ``A D``, the rows' bounds as they are, the variables' divided by ``D``."""
+        factors, D = self._nonzero_scale, self.scale
+        return (data["h"] * factors["h"], data["g"] * D, data["a"] * factors["a"], data["lba"], data["uba"], data["lbx"] / D, data["ubx"] / D)
 
     def stats(self) -> Dict[str, Any]:
         """The last call's ``return_status`` (``"Solve_Succeeded"`` or HPIPM's failure), ``success`` and ``iter_count`` (1)."""
@@ -316,8 +337,9 @@ class RtiSolver(NlpSolver):
         hpipm = self.backend_options(start)["hpipm"]
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"], FIRST_KNOT: self._first_knot}
         first_knot = (self.nlp.idx_x[0], self.first_knot_rows)
+        scale = control_bound_scale(*self.nlp.bounds_w(), self.nlp.idx_u)
         try:
-            step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization), first_knot)
+            step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization), first_knot, scale)
         except RuntimeError as err:
             raise ValueError(f"options: CasADi could not build HPIPM with hpipm={hpipm!r}: {casadi_message(err)}") from None
         step.alongside = self._alongside

@@ -22,6 +22,10 @@ scaled: constraint violations keep their units.
 :func:`scaled_functions` and :func:`scaled_graph` wrap a backend's NLP and
 derivative functions for ``w~``; the backend converts starting points,
 bounds and multipliers (:meth:`trajopt.solvers.base.NlpSolver._run`).
+
+:func:`control_bound_scale` is the real-time iteration's scale
+(:mod:`trajopt.solvers.rti`): each control in units of its largest bound, the
+rest as they are.
 """
 from __future__ import annotations
 
@@ -63,6 +67,18 @@ def equilibrated_scale(jacobian: Any, fixed: np.ndarray, coordinates: Sequence[n
             moving = column[free[column]]
             log_c[column] = log_c[moving].mean() if moving.size else 0.0
     return 2.0 ** -np.round(log_c)
+
+
+def control_bound_scale(lbw: np.ndarray, ubw: np.ndarray, controls: np.ndarray) -> np.ndarray:
+    """The scale ``D`` (n,) of ``w = D w~`` that puts each control (the entries ``controls`` of ``w``) in
+    units of its largest bound: ``D_i = 2^round(log2 max(|lb_i|, |ub_i|))`` where that bound is finite and
+    positive, 1 for every other entry. A power of two, so that scaling and unscaling are exact."""
+    scale = np.ones(np.size(lbw))
+    idx = np.asarray(controls, dtype=int).ravel()
+    largest = np.maximum(np.abs(np.asarray(lbw, dtype=float)[idx]), np.abs(np.asarray(ubw, dtype=float)[idx]))
+    bounded = np.isfinite(largest) & (largest > 0)
+    scale[idx[bounded]] = 2.0 ** np.round(np.log2(largest[bounded]))
+    return scale
 
 
 def _as_scipy(matrix: Any) -> sp.spmatrix:
