@@ -42,6 +42,10 @@ def test_the_horizon_carries_the_plans_schedule_through_the_flight(plan):
     feet = np.array([np.asarray(plan.problem.robot.kinematics(s)).reshape(4, 3) for s in states])
     targets = mpc.swing_cost.raw_params
     assert np.allclose(targets[swinging, 0:3], feet[swinging, 0], rtol=0, atol=1e-12) and (targets[~swinging, 12] == 0).all()
+    # its gait is the stand's, but the plan lands the feet: the touchdown rows are there, bounded at the landing's knot
+    landing = 0.3 + plan.times[25]
+    mpc.update(problem, landing - 2 * mpc.dt, plan.evaluate(landing - 2 * mpc.dt - 0.3)[0])
+    assert mpc.lifts_feet() and np.isfinite(mpc.touchdown.lower).any() and np.isfinite(mpc.foot_height.lower).any()
 
 
 def test_what_a_plan_tracking_horizon_refuses():

@@ -164,6 +164,16 @@ def test_the_flat_ground_gets_no_terrain_rows():
     assert task.legged.goal is None and task.legged.foothold_box is None and task.legged.swing_clearance is None
 
 
+def test_a_horizon_that_never_lifts_a_foot_has_no_touchdown_rows():
+    """Standing, they would be free rows in every QP, and HPIPM's iterations cost more with every row, bounded or not."""
+    robot = problems.get("go1-trot").robot
+    standing = LeggedMPC(robot, "stand")
+    assert [c.name for c in standing.problem.constraints] == ["friction pyramid"] and standing.touchdown is None
+    standing.update(standing.problem, 0.5, robot.init_state())  # the update has no rows to bound
+    later = LeggedMPC(robot, GaitSchedule.parse("0:stand,2:trot"))
+    assert [c.name for c in later.problem.constraints] == ["friction pyramid", "touchdown on the ground", "touchdown at rest"]
+
+
 def test_the_reference_walks_to_the_goal_and_stops_there():
     robot = problems.get("go1-trot").robot
     legged = LeggedMPC(robot, "trot", commands=Command(0.3, 0.0, 0.0), goal=(0.5, 0.2))

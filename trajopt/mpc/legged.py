@@ -33,7 +33,10 @@ own (below) and its reference for the trunk:
   free elsewhere. The ground's height is the mean height of the feet
   standing now (a soft ground lets them sink a few millimetres); over foot
   regions, the height of the landing's foothold plus the stance feet's mean
-  height above the terrain. Knot 1 is
+  height above the terrain. A horizon whose gaits never lift a foot
+  (:meth:`LeggedMPC.lifts_feet`: standing) has no touchdown rows: they would
+  be free in every QP, and an HPIPM iteration costs more with every row,
+  bounded or not. Knot 1 is
   left free: it is reached from the measured state in one interval, and a
   foot there often cannot be steered (hard rows there made the QP
   infeasible when the plant's feet landed early or sank; touchdown as a
@@ -376,6 +379,11 @@ class LeggedMPC:
         """Stance (K, nc) of the feet at ``times`` (K,) (:meth:`GaitTimeline.stance`)."""
         return self.timeline.stance(times)
 
+    def lifts_feet(self) -> bool:
+        """Whether a foot ever leaves the ground: a gait of the schedule with a duty factor under one. A horizon
+        that never lands a foot has no touchdown rows (module docstring)."""
+        return bool(np.any(self.timeline.duty < 1.0))
+
     # ------------------------------------------------------------ building
     def _hip_offsets(self) -> np.ndarray:
         """Each foot's standing position relative to the base (nc, 3), in the base's heading frame."""
@@ -398,9 +406,12 @@ class LeggedMPC:
 
         self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 4 * nc)), upper=np.inf, params=np.ones((N - 1, nc)), name="friction pyramid")
         heights = lambda x: ca.vertcat(*[ground.relative_height(robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
-        self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
-        self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
-        constraints = [self.friction, self.foot_height, self.touchdown]
+        constraints = [self.friction]
+        self.foot_height = self.touchdown = None
+        if self.lifts_feet():
+            self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
+            self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
+            constraints += [self.foot_height, self.touchdown]
         self.foothold_box = self.swing_clearance = None
         if ground.has_regions:  # over a terrain's foot regions and edges (trajopt.mpc.terrain_ground)
             planar = lambda x: ca.vertcat(*[robot.kinematics(x)[3 * i : 3 * i + 2] for i in feet])  # noqa: E731
@@ -530,11 +541,12 @@ class LeggedMPC:
         touchdown = masks[1:] & ~masks[:-1]
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
         heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, nc) of the footholds aimed at; NaN where none
-        rows = self._landing_rows(feet_now)
-        touchdown_heights = touchdown & rows[:, 2]
-        self.foot_height.lower, self.foot_height.upper = np.where(touchdown_heights, heights, -np.inf), np.where(touchdown_heights, heights, np.inf)
-        rest = np.repeat(touchdown, 3, axis=1) & rows.ravel()
-        self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
+        if self.touchdown is not None:
+            rows = self._landing_rows(feet_now)
+            touchdown_heights = touchdown & rows[:, 2]
+            self.foot_height.lower, self.foot_height.upper = np.where(touchdown_heights, heights, -np.inf), np.where(touchdown_heights, heights, np.inf)
+            rest = np.repeat(touchdown, 3, axis=1) & rows.ravel()
+            self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
         if self.foothold_box is not None:
             lower, upper = np.full((N - 1, 2 * self.robot.nc), -np.inf), np.full((N - 1, 2 * self.robot.nc), np.inf)
             for j, i in zip(*np.nonzero(touchdown)):

@@ -70,6 +70,10 @@ class PlanTrackingMPC(LeggedMPC):
         self.plan_feet = np.array([np.asarray(problem.robot.kinematics(s), dtype=float).reshape(4, 3) for s in plan.states])
         super().__init__(problem.robot, gaits="stand", step_timing=None, **options)
 
+    def lifts_feet(self) -> bool:
+        """The plan lifts them (its gait is the stand's only before and after it)."""
+        return True
+
     @property
     def plan_end(self) -> float:
         """The time (s) the plan ends, after which the robot stands."""
