@@ -293,13 +293,22 @@ def test_bad_input_is_refused():
 TIGHT_HPIPM = {"iter_max": 200, "res_g_max": 1e-12, "res_b_max": 1e-12, "res_d_max": 1e-12, "res_m_max": 1e-12}
 
 
+def _linearized(solver, w0, p):
+    """The step's QP data at ``w0`` written out with numpy: the constraint Jacobian, the symmetric Gauss-Newton
+    Hessian (from the solver's linearization) and the objective's gradient from CasADi's own reverse mode."""
+    import casadi as ca
+
+    nlp = solver.nlp
+    jac, hess = (np.asarray(ca.DM(m)) for m in solver.linearization(w0))
+    grad = np.asarray(ca.Function("grad", [nlp.w, nlp.p], [ca.gradient(nlp.f, nlp.w)])(w0, p)).ravel()
+    return jac, hess + np.triu(hess, 1).T, grad
+
+
 @pytest.mark.parametrize("regularization", [0.0, 0.3])
 def test_real_time_iteration_step_solves_its_regularized_kkt_system(regularization):
     """One real-time iteration from a perturbed hover equals the equality-constrained QP's KKT system written
     out with numpy: ``(H + lambda I) d + grad f + J^T nu = 0`` and ``g + J d = 0`` over the free variables
     (the fixed x0 stays), H the Gauss-Newton Hessian, grad f from CasADi's own reverse mode of the objective."""
-    import casadi as ca
-
     from trajopt.solvers.rti import RtiSolver
 
     model, target, problem, _ = quadrotor_mpc()
@@ -315,9 +324,8 @@ def test_real_time_iteration_step_solves_its_regularized_kkt_system(regularizati
     step = solver._create("cold")(x0=w0, p=p, lbx=lbw, ubx=ubw, lbg=lbg, ubg=ubg)
     d = step["x"] - w0
 
-    jac, hess = (np.asarray(ca.DM(m)) for m in solver.linearization(w0))
-    H = hess + np.triu(hess, 1).T + regularization * np.eye(nlp.n_w)
-    grad = np.asarray(ca.Function("grad", [nlp.w, nlp.p], [ca.gradient(nlp.f, nlp.w)])(w0, p)).ravel()
+    jac, H, grad = _linearized(solver, w0, p)
+    H = H + regularization * np.eye(nlp.n_w)
     g = np.asarray(nlp.g_function()(w0, p)).ravel()
     assert np.array_equal(lbg, ubg) and np.all(lbg == 0)  # the quadrotor's rows are its dynamics gaps
     fixed = lbw == ubw
@@ -335,8 +343,6 @@ def test_real_time_iteration_multipliers_hold_at_an_active_control_bound():
     """HPIPM solves for the controls in units of their bounds (here 4, the rotors' thrust limit); the step's
     multipliers come back in the problem's units: started 0.5 m below the hover it holds, the quadrotor's first
     thrusts reach their bound, and ``H d + grad f + J^T lam_g + lam_x = 0`` on the free variables."""
-    import casadi as ca
-
     from trajopt.solvers.rti import RtiSolver
 
     model, target, problem, _ = quadrotor_mpc()
@@ -352,9 +358,7 @@ def test_real_time_iteration_multipliers_hold_at_an_active_control_bound():
     d, lam_x = step["x"] - w0, np.asarray(step["lam_x"]).ravel()
     assert np.allclose(step["x"][nlp.idx_u[0]], 4.0, atol=1e-9) and np.all(lam_x[nlp.idx_u[0]] > 1e-3)
 
-    jac, hess = (np.asarray(ca.DM(m)) for m in solver.linearization(w0))
-    H = hess + np.triu(hess, 1).T
-    grad = np.asarray(ca.Function("grad", [nlp.w, nlp.p], [ca.gradient(nlp.f, nlp.w)])(w0, p)).ravel()
+    jac, H, grad = _linearized(solver, w0, p)
     stationarity = H @ d + grad + jac.T @ np.asarray(step["lam_g"]).ravel() + lam_x
     assert np.abs(stationarity[lbw != ubw]).max() < 1e-9
 
