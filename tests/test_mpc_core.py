@@ -96,8 +96,8 @@ def test_shifted_multipliers_move_whole_stages():
     assert out.tolist() == [0, 0, 0, 0, 0, 7, 8, 0, 0, 9]
 
 
-def quadrotor_mpc(N=11, tf=0.5, **kwargs):
-    model = Quadrotor(u_max=4.0)
+def quadrotor_mpc(N=11, tf=0.5, model=None, **kwargs):
+    model = Quadrotor(u_max=4.0) if model is None else model
     target = hover(model, [0.0, 0.0, 1.0])
     problem = Problem(model, N=N, tf=tf, x0=target)
     Q = np.r_[np.full(3, 100.0), np.full(3, 0.1), np.full(3, 1.0), np.full(3, 0.1)]
@@ -361,6 +361,17 @@ def test_real_time_iteration_multipliers_hold_at_an_active_control_bound():
     jac, H, grad = _linearized(solver, w0, p)
     stationarity = H @ d + grad + jac.T @ np.asarray(step["lam_g"]).ravel() + lam_x
     assert np.abs(stationarity[lbw != ubw]).max() < 1e-9
+
+
+def test_a_placeholder_control_bound_does_not_set_the_controls_unit():
+    """Rotors bounded at 1000 (a placeholder far beyond what the cost asks for) are solved for in units of
+    ``1 / sqrt`` of the cost's curvature (0.1 weight x 0.05 s step: 0.005, so 16), not of the bound (1024)."""
+    from trajopt.solvers.rti import RtiSolver
+
+    _, _, problem, _ = quadrotor_mpc(model=Quadrotor(u_max=1000.0))
+    solver = RtiSolver(problem, transcription="multiple_shooting_knot_cost", hessian="gauss-newton", chart=True, compile=False)
+    scale = solver._create("cold").scale
+    assert np.all(scale[solver.nlp.idx_u] == 16.0) and np.all(np.delete(scale, np.ravel(solver.nlp.idx_u)) == 1.0)
 
 
 def test_real_time_iteration_refuses_a_bad_regularization():

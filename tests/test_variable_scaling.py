@@ -44,6 +44,14 @@ def test_controls_are_scaled_by_their_largest_bound_rounded_to_a_power_of_two():
     assert scale.tolist() == [1.0, 64.0, 4.0, 1.0, 1.0, 32.0]  # 88 -> 2^6, 4 -> 2^2, unbounded and zero -> 1, 23.7 -> 2^5
 
 
+def test_the_costs_curvature_caps_a_controls_unit():
+    lbw = np.array([-1000.0, -1000.0, -23.7, -np.inf, 0.0])
+    ubw = np.array([1000.0, 1000.0, 23.7, np.inf, 0.0])
+    curvature = np.array([2.4e-4, 0.0, 2e-5, 1.0, 1.0])  # 1/sqrt: 64.5, none, 224, 1, 1
+    scale = control_bound_scale(lbw, ubw, np.arange(5), curvature)
+    assert scale.tolist() == [64.0, 1024.0, 32.0, 1.0, 1.0]  # capped; no curvature -> the bound's; the bound's smaller; unbounded or fixed -> 1
+
+
 def test_a_coordinate_shares_one_scale_and_fixed_variables_follow_it():
     J = _jacobian(1) @ sp.diags(2.0 ** np.array([3, 0, -2, 1, 5, -1, 3, 0, -2, 1, 5, -1]))
     coordinates = [np.arange(12).reshape(4, 3)]  # 4 knots of a 3-coordinate variable

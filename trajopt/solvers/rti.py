@@ -48,8 +48,10 @@ feasibility) and 1e-5 (the linearized dynamics),
 is itself only that accurate, and the interior point keeps every inequality
 strictly satisfied at any tolerance; tighter residuals cost iterations.
 HPIPM solves for the step in scaled variables ``d = D d~``, each control
-in units of its largest bound (:func:`~trajopt.solvers.scaling.control_bound_scale`;
-the states as they are): ``D H D``, ``D grad f``, ``J D`` and the bounds
+in units of its largest bound, or of ``1 / sqrt`` of the cost's curvature
+at the problem's initial guess where that is smaller
+(:func:`~trajopt.solvers.scaling.control_bound_scale`; the states as they
+are): ``D H D``, ``D grad f``, ``J D`` and the bounds
 divided by ``D``. The interior point is not invariant under that change of
 units: it starts every bound's slack and multiplier alike and stops on
 absolute residuals, and with torques in newton-metres that a least-squares
@@ -337,7 +339,8 @@ class RtiSolver(NlpSolver):
         hpipm = self.backend_options(start)["hpipm"]
         derivatives = {"jac_g": self._stagewise_options["jac_g"], "grad_f": self._stagewise_options["grad_f"], "hess_lag": self._stagewise_options["hess_lag"], FIRST_KNOT: self._first_knot}
         first_knot = (self.nlp.idx_x[0], self.first_knot_rows)
-        scale = control_bound_scale(*self.nlp.bounds_w(), self.nlp.idx_u)
+        cost_hessian = self.linearization(self.nlp.initial_guess())[1]
+        scale = control_bound_scale(*self.nlp.bounds_w(), self.nlp.idx_u, np.array(ca.diag(cost_hessian)).ravel())
         try:
             step = RealTimeIterationStep(derivatives, self.layout, self.nlp.n_w, self.nlp.n_g, self.hessian == "exact", hpipm, float(self.regularization), first_knot, scale)
         except RuntimeError as err:

@@ -24,12 +24,12 @@ derivative functions for ``w~``; the backend converts starting points,
 bounds and multipliers (:meth:`trajopt.solvers.base.NlpSolver._run`).
 
 :func:`control_bound_scale` is the real-time iteration's scale
-(:mod:`trajopt.solvers.rti`): each control in units of its largest bound, the
-rest as they are.
+(:mod:`trajopt.solvers.rti`): each control in units of its largest bound,
+capped by the cost's curvature, the rest as they are.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
@@ -69,15 +69,25 @@ def equilibrated_scale(jacobian: Any, fixed: np.ndarray, coordinates: Sequence[n
     return 2.0 ** -np.round(log_c)
 
 
-def control_bound_scale(lbw: np.ndarray, ubw: np.ndarray, controls: np.ndarray) -> np.ndarray:
+def control_bound_scale(lbw: np.ndarray, ubw: np.ndarray, controls: np.ndarray, curvature: Optional[np.ndarray] = None) -> np.ndarray:
     """The scale ``D`` (n,) of ``w = D w~`` that puts each control (the entries ``controls`` of ``w``) in
     units of its largest bound: ``D_i = 2^round(log2 max(|lb_i|, |ub_i|))`` where that bound is finite and
-    positive, 1 for every other entry. A power of two, so that scaling and unscaling are exact."""
+    positive, 1 for every other entry. A power of two, so that scaling and unscaling are exact.
+
+    ``curvature`` (n,), the diagonal of the cost's Hessian at the starting point (or ``None``), caps that
+    unit where it is positive: ``D_i <= 2^round(log2(1 / sqrt(H_ii)))``, the unit in which the cost's
+    quadratic term in ``w~_i`` is of order one. A bound far larger than the controls the cost asks for
+    (a URDF's placeholder limit) then does not set the unit."""
     scale = np.ones(np.size(lbw))
     idx = np.asarray(controls, dtype=int).ravel()
     largest = np.maximum(np.abs(np.asarray(lbw, dtype=float)[idx]), np.abs(np.asarray(ubw, dtype=float)[idx]))
     bounded = np.isfinite(largest) & (largest > 0)
-    scale[idx[bounded]] = 2.0 ** np.round(np.log2(largest[bounded]))
+    log_scale = np.where(bounded, np.round(np.log2(np.where(bounded, largest, 1.0))), 0.0)
+    if curvature is not None:
+        h = np.asarray(curvature, dtype=float).reshape(-1)[idx]
+        curved = bounded & np.isfinite(h) & (h > 0)
+        log_scale[curved] = np.minimum(log_scale[curved], np.round(-0.5 * np.log2(h[curved])))
+    scale[idx] = 2.0 ** log_scale
     return scale
 
 
