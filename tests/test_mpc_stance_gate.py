@@ -3,6 +3,8 @@ replaced rows from the plan's schedule and the measured contacts, a joint PD rep
 correction bounded, and the plan's law keeps everything else."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -89,6 +91,19 @@ def test_the_joint_pd_rows_hold_each_joint_on_the_plan_with_the_robots_gains():
     gate, (kp, kd) = StanceGate.of(model), default_gains(model.robot)
     dx = RNG.standard_normal(model.error_dim)  # [base (6), joints (12)] positions, then velocities
     np.testing.assert_allclose(gate.joint_gains @ dx, kp * dx[6:18] + kd * dx[24:36], rtol=1e-15, atol=0)
+
+
+def test_the_plans_law_is_its_reference_less_its_gains_times_the_state_error(go1_plan):
+    """``u = clip(u_ref(t) - K_k state_error(x, x_ref(t)))`` (one call of the plan's reference-and-error function)
+    against the plan's interpolation and the model's numeric ``state_error``, inside the horizon, before it and
+    past its last knot (where the last interval's law holds)."""
+    plan = dataclasses.replace(go1_plan, gate=None, reference_error=None)
+    for t in (-0.01, 0.0, 0.013, 0.03, 0.059, 0.2):
+        x_ref, u_ref = plan.reference(t)
+        x = np.asarray(plan.model.apply_dx(x_ref, 0.05 * RNG.standard_normal(plan.model.error_dim)), dtype=float).reshape(-1)
+        error = np.asarray(plan.model.state_error(x, x_ref), dtype=float).reshape(-1)
+        expected = np.clip(u_ref - plan.gains[plan.interval(t)] @ error, plan.lower, plan.upper)
+        np.testing.assert_allclose(plan.control(t, x), expected, rtol=1e-12, atol=1e-12)
 
 
 def test_the_plans_law_replaces_only_the_rows_of_the_leg_in_the_air(go1_plan):

@@ -46,7 +46,7 @@ from ..solvers.settings import settings_with
 from ..solvers.stage_layout import stage_layout
 from ..transcription import get_transcription
 from .feedback import RiccatiGains
-from .plan import Plan
+from .plan import Plan, reference_error_function
 from .shift import StageShift, shifted_trajectory
 from .stance_gate import StanceGate
 
@@ -235,6 +235,7 @@ class MPC:
         if self.solver.settings.compile:  # what every tick evaluates besides the NLP: the plans' interpolation, the shift's holding controls
             self._interpolant = compile_functions([self._interpolant], what="MPC functions")[0]
             model.compile(["equilibrium_residual"])
+        self._reference_error = reference_error_function(self._interpolant, model)
         self.log: List[TickRecord] = []
         self._solve_span: Optional[Tuple[float, float]] = None  # the last solve call's start and end (perf_counter)
         self.plan: Optional[Plan] = None
@@ -469,7 +470,7 @@ class MPC:
         gains = self._gains(solution) if self.feedback else np.zeros((problem.N - 1, problem.nu, problem.model.error_dim))
         self.plan = Plan(
             problem.model, self.nlp.transcription.name, t + problem.times(), solution.states, solution.controls, solution.intervals,
-            gains, problem.dynamics_params.copy(), *self._bounds, self._interpolant, self._gate,
+            gains, problem.dynamics_params.copy(), *self._bounds, self._interpolant, self._gate, self._reference_error,
         )  # fmt: skip
         self._last = solution
         return self.plan

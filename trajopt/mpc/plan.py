@@ -32,8 +32,22 @@ from typing import Any, Optional, Tuple
 import casadi as ca
 import numpy as np
 
+from models.numeric_call import NumericCall
+
 from ..transcription import get_transcription
 from .stance_gate import StanceGate
+
+
+def reference_error_function(interpolant: ca.Function, model: Any) -> ca.Function:
+    """``(interpolant's inputs, x_measured) -> (x_ref, u_ref, error)``: the transcription's interpolant (its inputs and
+    outputs ``x_tau``, ``u_tau``, :meth:`trajopt.transcription.Transcription.interpolant`) and the model's
+    ``state_error(x_measured, x_ref)`` in one function, so that :meth:`Plan.control`, which the plant calls at every one
+    of its steps, makes one call of compiled or virtual-machine code instead of many numpy ones."""
+    inputs = interpolant.mx_in()
+    x = ca.MX.sym("x_measured", model.state_dim)
+    x_ref, u_ref = interpolant.call(inputs)
+    error = model.state_error(x, x_ref)
+    return ca.Function("plan_reference_error", [*inputs, x], [x_ref, u_ref, error], [*interpolant.name_in(), "x_measured"], ["x_ref", "u_ref", "error"])
 
 
 @dataclass
@@ -62,6 +76,9 @@ class Plan:
     interpolant_function: Optional[ca.Function] = field(default=None, repr=False)
     #: the joint PD rows of the legs in the air that stand in the plan (``None``: every row kept)
     gate: Optional[StanceGate] = field(default=None, repr=False)
+    #: :func:`reference_error_function` of the interpolant, built on first use when not given (plans of one horizon share it)
+    reference_error: Optional[ca.Function] = field(default=None, repr=False)
+    _reference_error_call: Optional[NumericCall] = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def t0(self) -> float:
@@ -116,18 +133,28 @@ class Plan:
         x, u = (np.asarray(out).T for out in self.interpolant().map(len(ts))(*args))
         return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
 
-    def control(self, t: float, x: np.ndarray, reference: Optional[Tuple[np.ndarray, np.ndarray]] = None, touching: Optional[np.ndarray] = None) -> np.ndarray:
+    def control(self, t: float, x: np.ndarray, touching: Optional[np.ndarray] = None) -> np.ndarray:
         """The control (nu,) at absolute time ``t`` (s) and measured state ``x`` (n,):
-        ``u_ref(t) - K_k state_error(x, x_ref(t))`` clipped to ``[lower, upper]``, ``k`` the interval of ``t``;
-        ``reference`` may pass ``(x_ref(t), u_ref(t))`` computed in advance (:meth:`reference`). With a :attr:`gate`,
-        the correction is the gate's (:meth:`~trajopt.mpc.stance_gate.StanceGate.correction`: given the contact
-        points ``touching`` now ((nc,) bool), the legs in the air that stand in the plan get its joint PD rows; the
-        ankles' correction is bounded; module docstring)."""
-        x_ref, u_ref = self.reference(t) if reference is None else reference
+        ``u_ref(t) - K_k state_error(x, x_ref(t))`` clipped to ``[lower, upper]``, ``k`` the interval of ``t``.
+        With a :attr:`gate`, the correction is the gate's (:meth:`~trajopt.mpc.stance_gate.StanceGate.correction`:
+        given the contact points ``touching`` now ((nc,) bool), the legs in the air that stand in the plan get its
+        joint PD rows; the ankles' correction is bounded; module docstring)."""
         k = self.interval(t)
+        x_ref, u_ref, error = self._reference_and_error(t, k, x)
         K = self.gains[k]
         if self.gate is None and not K.any():
             return np.clip(u_ref, self.lower, self.upper)
-        error = np.asarray(self.model.state_error(x, x_ref), dtype=float).reshape(-1)
         correction = K @ error if self.gate is None else self.gate.correction(K, error, self.params[k], touching)
         return np.clip(u_ref - correction, self.lower, self.upper)
+
+    def _reference_and_error(self, t: float, k: int, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``x_ref(t)`` (n,), ``u_ref(t)`` (nu,) and ``state_error(x, x_ref(t))`` (m,) in interval ``k``, one call
+        of :func:`reference_error_function` through this plan's buffers."""
+        if self._reference_error_call is None:
+            if self.reference_error is None:
+                self.reference_error = reference_error_function(self.interpolant(), self.model)
+            self._reference_error_call = NumericCall(self.reference_error)
+        h = self.step
+        tau = min(max(t - self.times[k], 0.0), h)
+        args = (self.states[k], self.controls[k], self.intervals[k], self.states[k + 1], self.controls[k + 1], self.times[k] - self.times[0], h, tau, self.params[k], self.params[k + 1], x)
+        return tuple(out.reshape(-1) for out in self._reference_error_call(*args))

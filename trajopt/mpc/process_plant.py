@@ -70,7 +70,7 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
     """The child's loop: build the task's plant and model, then step in real time until told to stop (module docstring)."""
     import problems
     from trajopt.mpc.joint_compensation import PassiveCompensation
-    from trajopt.mpc.plan import Plan
+    from trajopt.mpc.plan import Plan, reference_error_function
     from trajopt.mpc.stance_gate import StanceGate, plan_contacts
     from trajopt.mpc.tasks import mpc_task
 
@@ -109,8 +109,10 @@ def _serve(spec: Dict[str, Any], ring: Any, counter: Any, status: Any, conn: Any
             fields = {name: message[name] for name in PLAN_FIELDS}
             transcription = message["transcription"]
             if transcription not in interpolants:
-                interpolants[transcription] = Plan(model, transcription, **fields).interpolant()
-            plan = Plan(model, transcription, **fields, interpolant_function=interpolants[transcription], gate=gate if message["gated"] else None)
+                interpolant = Plan(model, transcription, **fields).interpolant()
+                interpolants[transcription] = (interpolant, reference_error_function(interpolant, model))
+            interpolant, reference_error = interpolants[transcription]
+            plan = Plan(model, transcription, **fields, interpolant_function=interpolant, gate=gate if message["gated"] else None, reference_error=reference_error)
             measured = int(round(plan.t0 / dt))
             if 0 <= step - measured < RING:
                     latencies.append((plan.t0, arrived - published[measured % RING]))
