@@ -281,12 +281,16 @@ def fit_plane(points: np.ndarray) -> tuple:
     return np.linalg.lstsq(M, points[:, 2], rcond=None)[0]
 
 
-def base_rotation(normal: np.ndarray, heading: float) -> np.ndarray:
-    """The rotation whose ``z`` axis is ``normal`` and whose ``x`` axis is the heading tilted into the plane."""
-    h = np.array([np.cos(heading), np.sin(heading), 0.0])
-    x = h - (h @ normal) * normal
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(normal, x), normal])
+def base_rotation(normal: np.ndarray, heading: Any) -> np.ndarray:
+    """The rotation whose ``z`` axis is ``normal`` and whose ``x`` axis is the heading tilted into the plane:
+    (3, 3) for a unit ``normal`` (3,) and a ``heading`` (rad); (K, 3, 3) for normals (K, 3) or headings (K,)."""
+    heading = np.asarray(heading, dtype=float)
+    normal = np.asarray(normal, dtype=float)
+    h = np.stack([np.cos(heading), np.sin(heading), np.zeros_like(heading)], axis=-1)
+    x = h - np.sum(h * normal, axis=-1, keepdims=True) * normal
+    x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    n = np.broadcast_to(normal, x.shape)
+    return np.stack([x, np.cross(n, x), n], axis=-1)
 
 
 def _base_poses(robot: Any, ground: np.ndarray, base_xy: np.ndarray, heading: float) -> tuple:

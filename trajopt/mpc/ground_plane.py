@@ -106,7 +106,7 @@ class GroundPlane:
     def base_frames(self, xy: np.ndarray, headings: np.ndarray) -> tuple:
         """The plane's height (K,) under base positions ``xy`` (K, 2) and the base's reference rotations (K, 3, 3)
         at ``headings`` (K,) (:meth:`base_rotation`)."""
-        return self.height(xy), np.array([self.base_rotation(psi) for psi in np.atleast_1d(headings)])
+        return self.height(xy), base_rotation(self.normal, np.atleast_1d(np.asarray(headings, dtype=float)))
 
     def footholds(self, xy: np.ndarray, offset: float) -> np.ndarray:
         """The footholds (K, 3) of targets ``xy`` (K, 2): the points of the plane (offset ``offset``) above them."""

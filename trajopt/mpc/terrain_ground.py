@@ -46,6 +46,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ..legged.scaling import GaitScale
+from ..legged.terrain_plan import base_rotation
 from ..terrain.blocks import BlockTerrain
 from ..terrain.profile import PROFILE_HEAD, STEP_SIZE, clearance, envelope, smoothstep
 
@@ -181,10 +182,7 @@ class TerrainGround:
         fit = z @ self._fit.T  # (K, 3): c, a_x, a_y in the heading frame
         gradient = np.einsum("kij,kj->ki", R, fit[:, 1:])
         normal = np.column_stack([-gradient, np.ones(len(xy))]) / np.sqrt(1.0 + np.sum(gradient**2, axis=1))[:, None]
-        heading = np.column_stack([c, s, np.zeros(len(xy))])
-        x_axis = heading - np.sum(heading * normal, axis=1)[:, None] * normal
-        x_axis /= np.linalg.norm(x_axis, axis=1)[:, None]
-        return fit[:, 0], np.stack([x_axis, np.cross(normal, x_axis), normal], axis=-1)
+        return fit[:, 0], base_rotation(normal, headings)
 
     # ------------------------------------------------------------ the feet
     def footholds(self, xy: np.ndarray, offset: float, toward: Optional[np.ndarray] = None) -> np.ndarray:
