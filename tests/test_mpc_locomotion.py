@@ -20,6 +20,7 @@ import problems
 from lie import quat_to_rot
 from models.robot_data import urdf_path
 from trajopt.mpc.commands import Command, CommandProfile, command_limits, read_commands
+from trajopt.mpc.gaits import GaitSchedule, GaitTimeline
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.tasks import mpc_task
 from trajopt.plotting.mpc import plot_closed_loop
@@ -268,6 +269,58 @@ def test_the_heavy_quadrupeds_walk_with_their_measured_solve_time(robot):
     assert not result.fell, result.fall_reason
     assert all(r.success for r in result.log)
 
+
+
+def test_the_horizon_has_a_touchdown_slot_for_each_foot_that_lands_with_another():
+    """The trot, pace and bound land their feet in pairs, a biped's walk one sole (four corners) at a time, a stand
+    none; feet whose landings fall within one step of each other count together, a whole step apart too."""
+    go1, g1 = problems.get("go1-trot").robot, mpc_task(problems.get("humanoid-walk")).legged.robot
+    feet = [[0], [1], [2], [3]]
+    for gait, slots in (("trot", 2), ("pace", 2), ("bound", 2), ("stand", 0)):
+        assert GaitTimeline(GaitSchedule.constant(gait), go1).most_landings_per_step(feet, 0.02) == slots
+    assert GaitTimeline(GaitSchedule.parse("0:stand,1:trot,3:pace"), go1).most_landings_per_step(feet, 0.02) == 2
+    assert GaitTimeline(GaitSchedule.constant("walk"), g1).most_landings_per_step([[0, 1, 2, 3], [4, 5, 6, 7]], 0.02) == 1
+    trot = GaitTimeline(GaitSchedule.constant("trot"), go1)  # its pairs land half the 0.4 s period apart: 0.2 s
+    assert trot.most_landings_per_step(feet, 0.199) == 2 and trot.most_landings_per_step(feet, 0.2) == 4
+
+
+@pytest.mark.parametrize("name, t", [("go1-trot", 0.13), ("go1-bound", 0.31), ("humanoid-walk", 0.52)])
+def test_the_touchdown_rows_hold_each_landing_at_its_height_and_at_rest(name, t):
+    """A knot's touchdown rows are slots (LeggedMPC.landing_slots, fewer than the feet): at every knot 2 .. N - 1 where
+    the gait lands a foot (or a sole), its independent rows (``_landing_rows``: every axis of a point foot) select
+    that foot's velocity and height and are bounded to rest and to its target, the rest are free; at a random state
+    the rows' values are the selected entries of the contact points' velocities and heights, in landing order."""
+    task = mpc_task(problems.get(name))
+    legged, problem = task.legged, task.problem
+    robot, nc, N, h = legged.robot, legged.robot.nc, problem.N, legged.dt
+    legged.update(problem, t, legged.x_stand)
+    assert legged.landing_slots < len(legged.landing_groups)
+    masks = legged.stance(t + h * np.arange(N) + 0.5 * h)
+    landing = masks[1:] & ~masks[:-1]
+    landing[0] = False  # knot 1 is left free
+    assert landing.any()
+    rng = np.random.default_rng(5)
+    x = legged.x_stand + np.r_[np.zeros(robot.nq), 0.3 * rng.standard_normal(robot.nv)]
+    velocities = np.asarray(robot.kinematics_velocity(x), dtype=float).ravel()
+    heights = np.asarray(robot.kinematics(x), dtype=float).reshape(nc, 3)[:, 2]  # the flat ground: the height is z
+    rows = legged._landing_rows(np.asarray(robot.kinematics(legged.x_stand)).reshape(nc, 3))
+    u = np.zeros(robot.nv - 6)
+    velocity_rows = lambda i: [3 * i + a for a in range(3) if rows[i, a]]  # noqa: E731
+    height_rows = lambda i: [i] if rows[i, 2] else []  # noqa: E731
+    for constraint, values, selected in ((legged.touchdown, velocities, velocity_rows), (legged.foot_height, heights, height_rows)):
+        resolved = constraint.resolve(legged.model, N)
+        for j in range(N - 1):
+            feet = [i for group in legged.landing_groups if landing[j, group[0]] for i in group]
+            expected = [e for i in feet for e in selected(i)]
+            n = len(expected)
+            target = np.zeros(n) if constraint is legged.touchdown else legged.touchdown_heights[j, expected]
+            np.testing.assert_array_equal(resolved.lower[j, :n], target)
+            np.testing.assert_array_equal(resolved.upper[j, :n], target)
+            assert np.all(np.isneginf(resolved.lower[j, n:])) and np.all(np.isposinf(resolved.upper[j, n:]))
+            value = np.asarray(resolved.function(x, u, resolved.params[j]), dtype=float).ravel()
+            np.testing.assert_allclose(value[:n], values[expected], rtol=0, atol=1e-12)
+            assert not value[n:].any()
+    np.testing.assert_array_equal(np.isfinite(legged.touchdown_heights), landing & rows[:, 2])
 
 
 def test_the_swing_targets_rise_by_the_feet_sink_and_nothing_else_moves():

@@ -142,13 +142,13 @@ def test_a_stairs_tick_aims_its_landings_at_the_treads():
     legged, x = task.legged, task.x0.copy()
     legged.start(0.0, x)
     legged.update(task.problem, 0.36, x)
-    touchdown = np.isfinite(legged.foot_height.lower) & (legged.foot_height.lower == legged.foot_height.upper)
+    touchdown = np.isfinite(legged.touchdown_heights)
     assert touchdown.any()
     boxes = np.isfinite(legged.foothold_box.lower)
     np.testing.assert_array_equal(boxes, np.repeat(touchdown, 2, axis=1))
     for j, i in zip(*np.nonzero(touchdown)):
         hold = legged.planned_footholds[next(key for key in sorted(legged.planned_footholds) if key[0] == i and key[1] > 0.36)]
-        assert legged.foot_height.lower[j, i] == pytest.approx(hold[2], abs=1e-15)
+        assert legged.touchdown_heights[j, i] == pytest.approx(hold[2], abs=1e-15)
         assert legged.foothold_box.lower[j, 2 * i] <= hold[0] <= legged.foothold_box.upper[j, 2 * i]
         assert task.terrain.region_at(hold[:2], 0.0).contains(hold[:2], FOOTHOLD_MARGIN - 1e-9)[0]
     bounded = np.isfinite(legged.swing_clearance.lower)

@@ -137,6 +137,20 @@ class GaitTimeline:
         phase = np.mod(tau / self.period[seg, None] - self.offsets[seg], 1.0)
         return (phase < self.duty[seg, None] - 1e-12) | (self.duty[seg, None] >= 1.0)  # a stand's phase may round to within 1e-12 of 1
 
+    def most_landings_per_step(self, groups: Sequence[Sequence[int]], step: float) -> int:
+        """The most of ``groups`` (lists of feet that step together, a sole's corners) whose touchdowns fall within one
+        half-open window of ``step`` s, over the walking segments (0 when every segment stands). Foot ``i`` lands at
+        the phases ``o_i`` of its gait's cycle (mod 1); a window of ``step`` holds the landings ``o_j`` with
+        ``(o_j - o_i) mod 1 < step / T`` of some landing ``o_i``."""
+        most = 0
+        for period, duty, offsets in zip(self.period, self.duty, self.offsets):
+            if duty >= 1.0:
+                continue
+            phases = np.array([offsets[g[0]] for g in groups]) % 1.0
+            window = np.mod(phases[None, :] - phases[:, None], 1.0) < step / period + 1e-9  # landings a whole step apart counted together: round-off may put them in one knot
+            most = max(most, int(window.sum(axis=1).max()))
+        return most
+
     def swing_times(self, t: Any, foot: int) -> Tuple[np.ndarray, np.ndarray]:
         """Lift-off and touchdown times (s) of the swing of ``foot`` that contains each time of ``t`` (a
         time in a swing of a walking segment: the stance masks' swing times)."""

@@ -33,7 +33,13 @@ own (below) and its reference for the trunk:
   free elsewhere. The ground's height is the mean height of the feet
   standing now (a soft ground lets them sink a few millimetres); over foot
   regions, the height of the landing's foothold plus the stance feet's mean
-  height above the terrain. A horizon whose gaits never lift a foot
+  height above the terrain. A knot's touchdown rows are slots for as many
+  landings as the gaits put in one knot step (``LeggedMPC.landing_slots``:
+  pairs of feet for the trot, pace and bound, one sole for a biped, every
+  foot for a plan-tracking horizon's jump): a landing's feet (a point foot,
+  or a sole's corners, ``LeggedMPC.landing_groups``) take a slot whose
+  parameters select their rows, and a slot without a landing selects
+  nothing and is free. A horizon whose gaits never lift a foot
   (:meth:`LeggedMPC.lifts_feet`: standing) has no touchdown rows: they would
   be free in every QP, and an HPIPM iteration costs more with every row,
   bounded or not. Knot 1 is
@@ -408,9 +414,25 @@ class LeggedMPC:
         heights = lambda x: ca.vertcat(*[ground.relative_height(robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
         constraints = [self.friction]
         self.foot_height = self.touchdown = None
-        if self.lifts_feet():
-            self.foot_height = Constraint(heights, knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown on the ground")
-            self.touchdown = Constraint(lambda x: robot.kinematics_velocity(x), knots=list(range(1, N)), lower=-np.inf, upper=np.inf, name="touchdown at rest")
+        #: the feet that land together: a sole's corners, each point foot alone, in the order of their first points
+        self.landing_groups = sorted([list(body) for body in self._sole_bodies] + [[i] for i in feet if not self._sole_corners[i]])
+        #: how many ``landing_groups`` the touchdown rows of one knot hold (module docstring; 0 without the rows)
+        self.landing_slots = self._most_landings_per_knot() if self.lifts_feet() else 0
+        #: the touchdown rows of one knot: heights and velocities, for ``landing_slots`` landings
+        self._slot_rows = (0, 0)
+        #: the height (N - 1, nc) each contact point is held at by the touchdown rows of knots 1 .. N - 1 at the last
+        #: update, NaN where free (``None`` before it, or without the rows)
+        self.touchdown_heights: Optional[np.ndarray] = None
+        if self.landing_slots:
+            rows = self._landing_rows(np.asarray(robot.kinematics(self.x_stand)).reshape(-1, 3))
+            n_h = self.landing_slots * max(int(rows[g, 2].sum()) for g in self.landing_groups)
+            n_v = self.landing_slots * max(int(rows[g].sum()) for g in self.landing_groups)
+            self._slot_rows = (n_h, n_v)
+            held_heights = lambda x, u, p: ca.mtimes(ca.reshape(p, n_h, nc), heights(x))  # noqa: E731
+            held_velocities = lambda x, u, p: ca.mtimes(ca.reshape(p, n_v, 3 * nc), robot.kinematics_velocity(x))  # noqa: E731
+            knots = list(range(1, N))
+            self.foot_height = Constraint(held_heights, knots=knots, lower=-np.inf, upper=np.inf, params=np.zeros((N - 1, n_h * nc)), name="touchdown on the ground")
+            self.touchdown = Constraint(held_velocities, knots=knots, lower=-np.inf, upper=np.inf, params=np.zeros((N - 1, 3 * n_v * nc)), name="touchdown at rest")
             constraints += [self.foot_height, self.touchdown]
         self.foothold_box = self.swing_clearance = None
         if ground.has_regions:  # over a terrain's foot regions and edges (trajopt.mpc.terrain_ground)
@@ -542,11 +564,7 @@ class LeggedMPC:
         touchdown[0] = False  # knot 1 is reached from the measured state: its foot can hardly be steered there
         heights = self.ground.relative_height(np.moveaxis(landings[:-1], -1, 0))  # (N - 1, nc) of the footholds aimed at; NaN where none
         if self.touchdown is not None:
-            rows = self._landing_rows(feet_now)
-            touchdown_heights = touchdown & rows[:, 2]
-            self.foot_height.lower, self.foot_height.upper = np.where(touchdown_heights, heights, -np.inf), np.where(touchdown_heights, heights, np.inf)
-            rest = np.repeat(touchdown, 3, axis=1) & rows.ravel()
-            self.touchdown.lower, self.touchdown.upper = np.where(rest, 0.0, -np.inf), np.where(rest, 0.0, np.inf)
+            self._hold_landings(touchdown, heights, feet_now)
         if self.foothold_box is not None:
             lower, upper = np.full((N - 1, 2 * self.robot.nc), -np.inf), np.full((N - 1, 2 * self.robot.nc), np.inf)
             for j, i in zip(*np.nonzero(touchdown)):
@@ -556,6 +574,41 @@ class LeggedMPC:
         self.state_cost.x_ref = X
         self.state_cost.u_ref = self._stance_torques(masks)
         self.terminal_cost.x_ref = X[-1]
+
+    def _most_landings_per_knot(self) -> int:
+        """How many ``landing_groups`` land at one knot at most: the gaits' (:meth:`GaitTimeline.most_landings_per_step`)."""
+        return max(self.timeline.most_landings_per_step(self.landing_groups, self.dt), 1)
+
+    def _hold_landings(self, touchdown: np.ndarray, heights: np.ndarray, feet: np.ndarray) -> None:
+        """Fill the touchdown rows of knots ``1 .. N - 1`` for the landings ``touchdown`` (N - 1, nc) at ``heights``
+        (N - 1, nc): each landing group takes a slot, its rows of :meth:`_landing_rows` (at the feet ``feet`` (nc, 3)
+        now) selected by the slot's parameters, bounded to the height and to rest; unused rows select nothing and stay
+        free. Records ``touchdown_heights``."""
+        rows, nc = self._landing_rows(feet), self.robot.nc
+        K, (n_h, n_v) = touchdown.shape[0], self._slot_rows
+        select_h, select_v = np.zeros((K, n_h, nc)), np.zeros((K, n_v, 3 * nc))
+        height, velocity = np.full((K, n_h), np.nan), np.full((K, n_v), np.nan)
+        self.touchdown_heights = np.full((K, nc), np.nan)
+        first = [g[0] for g in self.landing_groups]
+        landings = touchdown[:, first]  # (K, groups)
+        if landings.sum(axis=1).max(initial=0) > self.landing_slots:
+            k = int(np.argmax(landings.sum(axis=1)))
+            raise RuntimeError(f"touchdown: {int(landings[k].sum())} feet land at knot {k + 1}, the horizon holds {self.landing_slots} per knot")
+        used_h, used_v = np.zeros(K, dtype=int), np.zeros(K, dtype=int)
+        for k, j in zip(*np.nonzero(landings)):  # each landing takes the next rows of its knot
+            group = self.landing_groups[j]
+            points = [i for i in group if rows[i, 2]]
+            entries = [3 * i + a for i in group for a in range(3) if rows[i, a]]
+            h_rows, v_rows = used_h[k] + np.arange(len(points)), used_v[k] + np.arange(len(entries))
+            select_h[k, h_rows, points], height[k, h_rows] = 1.0, heights[k, points]
+            select_v[k, v_rows, entries], velocity[k, v_rows] = 1.0, 0.0
+            self.touchdown_heights[k, points] = heights[k, points]
+            used_h[k] += len(points)
+            used_v[k] += len(entries)
+        self.foot_height.raw_params = select_h.transpose(0, 2, 1).reshape(K, -1)  # each knot's (n_h, nc) in column-major order
+        self.touchdown.raw_params = select_v.transpose(0, 2, 1).reshape(K, -1)
+        self.foot_height.lower, self.foot_height.upper = np.nan_to_num(height, nan=-np.inf), np.nan_to_num(height, nan=np.inf)
+        self.touchdown.lower, self.touchdown.upper = np.nan_to_num(velocity, nan=-np.inf), np.nan_to_num(velocity, nan=np.inf)
 
     def _landing_rows(self, feet: np.ndarray) -> np.ndarray:
         """Which velocity rows (x, y, z) of each contact point (nc, 3) the touchdown holds at zero; the z column also says

@@ -74,6 +74,10 @@ class PlanTrackingMPC(LeggedMPC):
         """The plan lifts them (its gait is the stand's only before and after it)."""
         return True
 
+    def _most_landings_per_knot(self) -> int:
+        """Every foot may land at one knot (a jump's landing)."""
+        return len(self.landing_groups)
+
     @property
     def plan_end(self) -> float:
         """The time (s) the plan ends, after which the robot stands."""
