@@ -26,6 +26,25 @@ def ground_of(terrain):
     return TerrainGround.for_robot(terrain, problems.get("go1-stairs").robot, 0.02)
 
 
+def test_the_base_rotation_stands_on_the_normal_and_faces_the_heading():
+    """``base_rotation``: a rotation (orthonormal, det 1) whose z axis is the normal and whose x axis is the heading
+    projected onto the plane along the normal (in the plane of the heading and the normal, facing the heading); for K
+    normals or headings the K rotations of one call each."""
+    rng = np.random.default_rng(1)
+    normals = np.c_[rng.uniform(-0.3, 0.3, (20, 2)), np.ones(20)]
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    headings = rng.uniform(-np.pi, np.pi, 20)
+    rotations = base_rotation(normals, headings)
+    for n, psi, R in zip(normals, headings, rotations):
+        np.testing.assert_allclose(R.T @ R, np.eye(3), rtol=0, atol=1e-14)
+        assert np.linalg.det(R) == pytest.approx(1.0, abs=1e-14)
+        np.testing.assert_allclose(R[:, 2], n, rtol=0, atol=1e-15)
+        heading = np.array([np.cos(psi), np.sin(psi), 0.0])
+        assert abs(R[:, 0] @ np.cross(heading, n)) < 1e-14 and R[:, 0] @ heading > 0
+        np.testing.assert_array_equal(base_rotation(n, psi), R)
+    np.testing.assert_array_equal(base_rotation(normals[0], headings), np.array([base_rotation(normals[0], psi) for psi in headings]))
+
+
 def test_the_trunks_plane_is_the_least_squares_fit_through_the_terrain_under_the_hips():
     ground = ground_of(STAIRS)
     rng = np.random.default_rng(0)
