@@ -86,7 +86,7 @@ def equilibrium_controls(model: Any, states: np.ndarray, times: np.ndarray, para
     U = np.clip(np.zeros((K, m)), lower, upper)
     if m == 0 or fn.size1_out(0) == 0:
         return U
-    batch = fn if K == 1 else fn.map(K)  # a map is built at every call
+    batch = fn if K == 1 else fn.map(K)  # map() builds a new Function: not for one state
     extra = [params.T] if model.dynamics_param_dim else []
     active = np.ones(K, dtype=bool)
     for _ in range(MAX_STEPS):

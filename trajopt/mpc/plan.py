@@ -130,7 +130,7 @@ class Plan:
         tau = np.clip(ts - self.times[k], 0.0, h)
         D = self.params
         args = (self.states[k].T, self.controls[k].T, self.intervals[k].T, self.states[k + 1].T, self.controls[k + 1].T, self.times[k] - self.times[0], h, tau, D[k].T, D[k + 1].T)
-        interpolant = self.interpolant() if len(ts) == 1 else self.interpolant().map(len(ts))  # a map is built at every call
+        interpolant = self.interpolant() if len(ts) == 1 else self.interpolant().map(len(ts))  # map() builds a new Function: not for one time
         x, u = (np.asarray(out).T for out in interpolant(*args))
         return (x[0], u[0]) if np.ndim(t) == 0 else (x, u)
 
