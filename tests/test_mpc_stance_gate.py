@@ -106,6 +106,17 @@ def test_the_plans_law_is_its_reference_less_its_gains_times_the_state_error(go1
         np.testing.assert_allclose(plan.control(t, x), expected, rtol=1e-12, atol=1e-12)
 
 
+def test_the_plans_prediction_carries_the_deviation_along_its_motion(go1_plan):
+    """``predict(t, x, d) = apply_dx(x_ref(t + d), state_error(x, x_ref(t)))``, against the plan's interpolation and the
+    model's numeric ``state_error`` and ``apply_dx``."""
+    plan, model = go1_plan, go1_plan.model
+    for t, duration in ((0.0, 0.02), (0.013, 0.011), (0.05, 0.03)):
+        x_now, x_then = plan.reference(t)[0], plan.reference(t + duration)[0]
+        x = np.asarray(model.apply_dx(x_now, 0.05 * RNG.standard_normal(model.error_dim)), dtype=float).reshape(-1)
+        expected = np.asarray(model.apply_dx(x_then, np.asarray(model.state_error(x, x_now), dtype=float).reshape(-1)), dtype=float).reshape(-1)
+        np.testing.assert_allclose(plan.predict(t, x, duration), expected, rtol=1e-12, atol=1e-12)
+
+
 def test_the_plans_law_replaces_only_the_rows_of_the_leg_in_the_air(go1_plan):
     plan, t = go1_plan, 0.03
     x_ref, u_ref = plan.reference(t)

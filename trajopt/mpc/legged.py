@@ -588,12 +588,12 @@ class LeggedMPC:
         K, (n_h, n_v) = touchdown.shape[0], self._slot_rows
         select_h, select_v = np.zeros((K, n_h, nc)), np.zeros((K, n_v, 3 * nc))
         height, velocity = np.full((K, n_h), np.nan), np.full((K, n_v), np.nan)
-        self.touchdown_heights = np.full((K, nc), np.nan)
-        first = [g[0] for g in self.landing_groups]
-        landings = touchdown[:, first]  # (K, groups)
-        if landings.sum(axis=1).max(initial=0) > self.landing_slots:
-            k = int(np.argmax(landings.sum(axis=1)))
-            raise RuntimeError(f"touchdown: {int(landings[k].sum())} feet land at knot {k + 1}, the horizon holds {self.landing_slots} per knot")
+        self.touchdown_heights = np.where(touchdown & rows[:, 2], heights, np.nan)  # a sole's corners land together
+        landings = touchdown[:, [g[0] for g in self.landing_groups]]  # (K, groups)
+        counts = landings.sum(axis=1)
+        if counts.max(initial=0) > self.landing_slots:
+            k = int(np.argmax(counts))
+            raise RuntimeError(f"touchdown: {counts[k]} feet land at knot {k + 1}, the horizon holds {self.landing_slots} per knot")
         used_h, used_v = np.zeros(K, dtype=int), np.zeros(K, dtype=int)
         for k, j in zip(*np.nonzero(landings)):  # each landing takes the next rows of its knot
             group = self.landing_groups[j]
@@ -602,7 +602,6 @@ class LeggedMPC:
             h_rows, v_rows = used_h[k] + np.arange(len(points)), used_v[k] + np.arange(len(entries))
             select_h[k, h_rows, points], height[k, h_rows] = 1.0, heights[k, points]
             select_v[k, v_rows, entries], velocity[k, v_rows] = 1.0, 0.0
-            self.touchdown_heights[k, points] = heights[k, points]
             used_h[k] += len(points)
             used_v[k] += len(entries)
         self.foot_height.raw_params = select_h.transpose(0, 2, 1).reshape(K, -1)  # each knot's (n_h, nc) in column-major order

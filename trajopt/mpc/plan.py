@@ -116,8 +116,8 @@ class Plan:
         :class:`~trajopt.mpc.MPC`). Integrating the model instead, from a measured state whose feet
         disagree with the plan's contacts (a foot late to lift, or sunk into a soft ground), sent the
         prediction, then the QP, astray within a few ticks in MuJoCo."""
-        (x_now, _), (x_then, _) = self.reference(t), self.reference(t + duration)
-        deviation = np.asarray(self.model.state_error(x, x_now), dtype=float).reshape(-1)
+        deviation = self._reference_and_error(t, self.interval(t), x)[2]
+        x_then = self.reference(t + duration)[0]
         return np.asarray(self.model.apply_dx(x_then, deviation), dtype=float).reshape(-1)
 
     def reference(self, t: Any) -> Tuple[np.ndarray, np.ndarray]:
