@@ -18,7 +18,7 @@ import trajopt
 from models import Go1, Humanoid
 from models.contact_dynamics import ContactDynamics
 from models.humanoid import HUMANOIDS
-from models.multibody.contact import internal_force_projector
+from models.multibody.contact import ContactKKT, body_groups
 from trajopt.mpc.gaits import GaitSchedule, GaitTimeline
 from trajopt.mpc.tasks import PLANT_STEP, SOLE_PLANT_STEP, mpc_task, plant_step
 
@@ -87,15 +87,58 @@ def test_sole_corners_match_pinocchio_6d_contacts(humanoid, kkt, standing):
         assert np.all(f.reshape(8, 3)[mask == 0] == 0.0)
 
 
+def corner_wrench_maps(humanoid, x):
+    """Per sole, ``W`` (6 x 12): its corners' forces to their wrench about the corners' centroid (WORLD axes), from the
+    corners' positions at ``x`` (pinocchio's frame placements)."""
+    model, data = humanoid.pin_model, humanoid.pin_model.createData()
+    pin.framesForwardKinematics(model, data, humanoid.change_order(x[: humanoid.nq], "nominal", "pinocchio"))
+    points = np.array([data.oMf[model.getFrameId(name)].translation for name in humanoid.kinematics_bodies])
+    maps = []
+    for sole in humanoid.shared_contacts():
+        r = points[sole] - points[sole].mean(axis=0)
+        maps.append((sole, np.hstack([np.vstack([np.eye(3), pin.skew(ri)]) for ri in r])))
+    return maps
+
+
 def test_sole_corners_carry_the_least_forces(humanoid, kkt):
     """No internal forces: the corner forces of each sole are orthogonal to those with zero net wrench (their
-    projector, built here from the corners' positions)."""
+    projector ``I - W^T (W W^T)^-1 W``, built here from the corners' positions)."""
     x, u = random_state(humanoid), 5.0 * RNG.standard_normal(humanoid.nu)
-    f = np.asarray(kkt(x, u, np.ones(8))[1]).ravel()
-    points = [ca.DM(p) for p in np.asarray(humanoid.kinematics(x)).reshape(8, 3)]
-    P = np.asarray(ca.evalf(internal_force_projector(points, humanoid.contact_parents())))
-    assert np.allclose(P @ P, P, atol=1e-12) and np.linalg.matrix_rank(P) == 12  # 6 internal directions per sole
-    assert np.abs(P @ f).max() <= 1e-9 * np.abs(f).max()
+    f = np.asarray(kkt(x, u, np.ones(8))[1]).ravel().reshape(8, 3)
+    for sole, W in corner_wrench_maps(humanoid, x):
+        P = np.eye(12) - W.T @ np.linalg.solve(W @ W.T, W)
+        assert np.linalg.matrix_rank(P) == 6  # 6 internal directions per sole
+        assert np.abs(P @ f[sole].ravel()).max() <= 1e-9 * np.abs(f).max()
+
+
+def test_moving_soles_keep_their_rigid_motion(humanoid, kkt):
+    """Away from rest (the soles turning and sliding), the corners' classical accelerations (pinocchio's, at the
+    accelerations the dynamics give) have no part a force on the sole can do work against: ``W (J a + gamma) = 0``
+    for each standing sole (1e-9), the rows that hold it; the accelerations satisfy the RNEA identity with the
+    corner forces (pinocchio's ``rnea`` with them as external forces, 1e-9)."""
+    model, data = humanoid.pin_model, humanoid.pin_model.createData()
+    for mask in (np.ones(8), np.r_[np.ones(4), np.zeros(4)]):
+        x, u = random_state(humanoid), 5.0 * RNG.standard_normal(humanoid.nu)
+        x[humanoid.nq :] = 0.5 * RNG.standard_normal(humanoid.nv)  # the soles move
+        a, f = (np.asarray(o).ravel() for o in kkt(x, u, mask))
+        q = humanoid.change_order(x[: humanoid.nq], "nominal", "pinocchio")
+        v = x[humanoid.nq :]
+        pin.forwardKinematics(model, data, q, v, a)
+        pin.updateFramePlacements(model, data)
+        corners = np.array([pin.getFrameClassicalAcceleration(model, data, model.getFrameId(name), pin.LOCAL_WORLD_ALIGNED).linear for name in humanoid.kinematics_bodies])
+        for sole, W in corner_wrench_maps(humanoid, x):
+            if mask[sole[0]]:
+                assert np.abs(W @ corners[sole].ravel()).max() <= 1e-9 * max(1.0, np.abs(corners).max())
+            else:
+                assert np.all(f.reshape(8, 3)[sole] == 0.0)
+        external = pin.StdVec_Force([pin.Force.Zero() for _ in range(model.njoints)])
+        for name, force in zip(humanoid.kinematics_bodies, f.reshape(8, 3)):
+            frame = model.frames[model.getFrameId(name)]
+            point = data.oMf[model.getFrameId(name)].translation
+            world = pin.Force(force, np.cross(point, force))  # at the WORLD origin
+            external[frame.parentJoint] += data.oMi[frame.parentJoint].actInv(world)
+        tau = pin.rnea(model, data, q, v, a, external)
+        np.testing.assert_allclose(tau, humanoid.B_func() @ u, rtol=0, atol=1e-9 * max(1.0, np.abs(tau).max()))
 
 
 def test_sole_corner_jacobian_matches_central_differences(humanoid, kkt):
@@ -121,18 +164,20 @@ def test_sole_corner_jacobian_matches_central_differences(humanoid, kkt):
 
 
 def test_two_points_on_a_body_are_refused():
-    points = [ca.DM([0.0, 0.0, 0.0]), ca.DM([0.1, 0.0, 0.0])]
     with pytest.raises(ValueError, match="two contact points on one body"):
-        internal_force_projector(points, (3, 3))
+        body_groups((3, 3), 2)
+    assert body_groups((5, 5, 5, 5, 9, 9, 9, 9), 8) == [[0, 1, 2, 3], [4, 5, 6, 7]] and body_groups((), 3) == [[0], [1], [2]]
 
 
-def test_go1_keeps_its_own_contact_dynamics():
-    """Point feet on separate bodies: no projector, the rigid KKT system of before."""
-    from models.multibody.contact import ContactKKT
-
+def test_soles_are_held_by_six_rows_each(g1):
+    """Two soles of four corners: twelve rows (a multiplier per sole's wrench); point feet keep their own three rows."""
+    q, v = ca.SX.sym("q", g1.nq), ca.SX.sym("v", g1.nv)
+    sole_kkt = ContactKKT(g1.tree, g1._dof_parents, g1.kinematics_bodies, q, v, ca.SX.sym("s", 8), g1.contact_parents())
+    assert sole_kkt.T.shape == (24, 12) and sole_kkt.Lambda.shape == (12, 12)
     go1 = Go1()
-    q, v, s = ca.SX.sym("q", go1.nq), ca.SX.sym("v", go1.nv), ca.SX.sym("s", 4)
-    assert ContactKKT(go1.tree, go1._dof_parents, go1.kinematics_bodies, q, v, s, go1.contact_parents()).P is None
+    q, v = ca.SX.sym("q", go1.nq), ca.SX.sym("v", go1.nv)
+    point_kkt = ContactKKT(go1.tree, go1._dof_parents, go1.kinematics_bodies, q, v, ca.SX.sym("s", 4), go1.contact_parents())
+    assert point_kkt.T is None and point_kkt.Lambda.shape == (12, 12)
 
 
 def test_locked_humanoid_model(g1):

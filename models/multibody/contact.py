@@ -23,33 +23,41 @@ Several points of one rigid body (the corners of a sole) have dependent rows:
 forces with no net wrench on the body (internal forces, ``f`` in the null
 space of ``J^T``) do nothing, and their part of the system is singular. Given
 the ``bodies`` of the contacts, the points that share a body get the forces of
-least norm among those that hold it: with ``P`` the orthogonal projector onto
-the internal forces, block-diagonal per body with ``P_b = I - W^T (W W^T)^-1
-W`` and ``W = [I ... I; [r_1]x ... [r_n]x]`` the map from the body's point
-forces to their wrench about the points' centroid (``r_i`` from it, WORLD
-axes), the stance rows become
+least norm among those that hold it, by holding the body with six rows instead
+of its points' ``3 n``. With ``W = [I ... I; [r_1]x ... [r_n]x]`` (6 x 3 n), the
+map from the body's point forces to their wrench about the points' centroid
+(``r_i`` from it, WORLD axes), the body's forces are ``f_b = W^T y_b`` for a
+multiplier ``y_b`` (6): the least-norm forces of the wrench ``W W^T y_b``
+(``W^T`` spans the forces orthogonal to the internal ones). Stacking
+``f = T y`` (``T`` block-diagonal: ``W^T`` for a shared body, ``I3`` for a
+point alone on its body), the system keeps its shape in the reduced rows
 
-    S (I - P) (J a + gamma) + S P f + (I - S) f = 0,
+    M a - G^T y = tau - C,    s_b (G_b a + T_b^T gamma) + (1 - s_b) y_b = 0,    G = T^T J,
 
-which hold the body's rigid motion (``(I - P) J = J``) and set the internal
-forces to zero; ``S P S`` joins the matrix above and ``gamma`` its part
-``(I - P) gamma`` (a rotating body's corners accelerate towards each other,
-which ``J a`` cannot cancel). This assumes a body's points stand or swing
-together (one mask value per body) and at least three of them not on a line.
-With soles at rest this is pinocchio's 6D contact of each body. With no
-shared body the system is the one above.
+whose stance rows hold ``W (J a + gamma) = 0``: the body's rigid motion, the
+corners' accelerations projected on ``W^T`` (a rotating body's corners
+accelerate towards each other, which ``J a`` cannot cancel). This is the
+system ``S (I - P) (J a + gamma) + S P f + (I - S) f = 0`` with the projector
+``P = I - W^T (W W^T)^-1 W`` onto the internal forces, solved in
+``T``'s coordinates: the same forces and accelerations with a smaller matrix
+(``12`` rows for two soles of four corners instead of ``24``, no projector).
+A body's points stand or swing together: the body's rows take the mask of its
+first point. It needs at least three of them not on a line. With soles at rest
+this is pinocchio's 6D contact of each body. With no shared body ``T = I``
+and the system is the one above.
 
-Derivatives use the identity ``R(x, u, a(x, u), f(x, u)) = 0`` with
+Derivatives use the identity ``R(x, u, a(x, u), y(x, u)) = 0`` with
 
-    R = [rnea(q, v, a, f) - B u;  S (J a + gamma) + (I - S) f],    dR/d[a; f] = K = [M, -J^T; S J, I - S]
+    R = [rnea(q, v, a, T y) - B u;  S (T^T (J a + gamma)) + (I - S) y],    dR/d[a; y] = K = [M, -G^T; S G, I - S]
 
-(``rnea`` with the point forces is ``M a + C - J^T f``): ``d[a; f]/dx = -K^-1
-dR/dx`` and ``d[a; f]/du = K^-1 [B; 0]``, where ``dR/dx`` is taken at fixed
-``a`` and ``f`` (the RNEA derivative and the derivative of the feet's
-accelerations) and ``K^-1`` reuses the factorizations above. This is
-pinocchio's ``computeConstraintDynamicsDerivatives`` idea and the
-``-M^-1 drnea/dx`` identity of the ABA Jacobian: a shorter graph, faster to
-evaluate, than automatic differentiation of the solve, and equal to it to
+(``rnea`` with the point forces is ``M a + C - J^T T y``): ``d[a; y]/dx = -K^-1
+dR/dx`` and ``d[a; y]/du = K^-1 [B; 0]``, where ``dR/dx`` is taken at fixed
+``a`` and ``y`` (the RNEA derivative and the derivative of the feet's
+accelerations), ``K^-1`` reuses the factorizations above, and ``f = T y``
+gives ``df/dx = T dy/dx + d(T y)/dx`` at fixed ``y`` (``T`` turns with the
+body). This is pinocchio's ``computeConstraintDynamicsDerivatives`` idea and
+the ``-M^-1 drnea/dx`` identity of the ABA Jacobian: a shorter graph, faster
+to evaluate, than automatic differentiation of the solve, and equal to it to
 round-off (docs/design/legged.md).
 
 :func:`contact_dynamics_function` packages both: a ``casadi.Function``
@@ -59,7 +67,7 @@ discrete parameter: its derivative is defined as zero.
 """
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import casadi as ca
 import numpy as np
@@ -72,11 +80,6 @@ from .ltl import TreeLTL, ltl_factor, ltl_solve
 WORLD_ALIGNED = "LOCAL_WORLD_ALIGNED"
 
 
-def _stance_matrix(stance: ca.SX) -> ca.SX:
-    """``S = blkdiag(s_i I3)`` (3 nc x 3 nc) of the mask ``stance`` (nc,)."""
-    return ca.diag(ca.vec(ca.repmat(stance.T, 3, 1)))
-
-
 class ContactKKT:
     """The KKT contact dynamics of ``tree`` at one state, as SX expressions: the accelerations and the
     WORLD-frame forces that hold the stance feet at zero acceleration (swing feet carry no force).
@@ -84,7 +87,8 @@ class ContactKKT:
     ``q``, ``v``: configuration and velocity; ``frames``: the contact frames;
     ``stance`` (nc,): the mask; ``parents``: the DoF tree of :func:`.ltl.dof_parents`; ``bodies`` (nc,):
     the rigid body (e.g. parent joint) of each contact, to give points that share one the forces of least norm
-    (module docstring); empty: every point on its own body.
+    (module docstring); empty: every point on its own body. The system is solved for the multipliers ``y``
+    of its rows (:attr:`T` maps them to the point forces).
     """
 
     def __init__(self, tree: RigidBodyTree, parents: Sequence[int], frames: Sequence[str], q: ca.SX, v: ca.SX, stance: ca.SX, bodies: Sequence[int] = ()) -> None:
@@ -92,60 +96,76 @@ class ContactKKT:
         nv = tree.nv
         self.M = tree.crba(q)
         self.C = tree.nle(q, v)
-        self.J = ca.vertcat(*[tree.frame_jacobian(q, f, WORLD_ALIGNED)[:3, :] for f in self.frames])
-        self.gamma = self.foot_accelerations(ca.SX.zeros(nv))
+        J = ca.vertcat(*[tree.frame_jacobian(q, f, WORLD_ALIGNED)[:3, :] for f in self.frames])
+        gamma = self.foot_accelerations(ca.SX.zeros(nv))
         self.factor: TreeLTL = ltl_factor(self.M, parents)
-        self.S = _stance_matrix(stance)
-        self.MJ = ltl_solve(self.factor, self.J.T)  # M^-1 J^T (nv x 3 nc)
-        shared = len(set(bodies)) < len(bodies)
-        #: the projector onto the internal forces (module docstring), ``None`` when no two points share a body
-        self.P = internal_force_projector([tree.frame_placement(q, f)[1] for f in self.frames], bodies) if shared else None
-        JMJ = self.J @ self.MJ if self.P is None else self.J @ self.MJ + self.P
-        self.Lambda = self.S @ JMJ @ self.S + ca.SX.eye(3 * len(self.frames)) - self.S
+        groups = body_groups(bodies, len(self.frames))
+        #: ``f = T y`` (3 nc x rows), the point forces of the rows' multipliers (module docstring); ``None`` when every
+        #: point is alone on its body (``f = y``)
+        self.T = least_norm_forces([tree.frame_placement(q, f)[1] for f in self.frames], groups) if any(len(g) > 1 for g in groups) else None
+        #: the rows' Jacobian ``G = T^T J`` and drift ``T^T gamma``
+        self.G, self.drift = (J, gamma) if self.T is None else (self.T.T @ J, self.T.T @ gamma)
+        self.S = ca.diag(ca.vertcat(*[ca.repmat(stance[g[0]], 3 if len(g) == 1 else 6, 1) for g in groups]))
+        self.MG = ltl_solve(self.factor, self.G.T)  # M^-1 G^T (nv x rows)
+        self.Lambda = self.S @ (self.G @ self.MG) @ self.S + ca.SX.eye(self.G.shape[0]) - self.S
 
     def foot_accelerations(self, a: ca.SX) -> ca.SX:
         """WORLD-axes accelerations of the contact points, ``J a + gamma`` (3 nc)."""
         return ca.vertcat(*[self.tree.frame_acceleration(self.q, self.v, a, f, WORLD_ALIGNED, classical=True)[:3] for f in self.frames])
 
-    def stance_rows(self, a: ca.SX, f: ca.SX) -> ca.SX:
-        """The stance rows' residual ``S (I - P) (J a + gamma) + S P f`` (3 nc; module docstring; ``S (J a + gamma)``
-        when no two points share a body)."""
+    def forces(self, y: ca.SX) -> ca.SX:
+        """The point forces ``T y`` (3 nc) of the rows' multipliers ``y``."""
+        return y if self.T is None else self.T @ y
+
+    def stance_rows(self, a: ca.SX, y: ca.SX) -> ca.SX:
+        """The rows' residual ``S T^T (J a + gamma) + (I - S) y`` (module docstring)."""
         rigid = self.foot_accelerations(a)
-        return self.S @ rigid if self.P is None else self.S @ (rigid - self.P @ rigid + self.P @ f)
+        return self.S @ (rigid if self.T is None else self.T.T @ rigid) + y - self.S @ y
 
     def solve(self, r1: ca.SX, r2: ca.SX) -> Tuple[ca.SX, ca.SX]:
-        """``K^-1 [r1; r2]`` with ``K = [M, -J^T; S J, S P S + I - S]``, for right-hand sides whose swing rows of
+        """``K^-1 [r1; r2]`` with ``K = [M, -G^T; S G, I - S]``, for right-hand sides whose swing rows of
         ``r2`` are zero, by the tree-sparse factorization of ``M`` and the masked operational-space system."""
         Mr1 = ltl_solve(self.factor, r1)
-        y_f = solve_ldlt(self.Lambda, self.S @ (r2 - self.J @ Mr1))
-        return Mr1 + self.MJ @ y_f, y_f
+        y = solve_ldlt(self.Lambda, self.S @ (r2 - self.G @ Mr1))
+        return Mr1 + self.MG @ y, y
 
     def dynamics(self, tau: ca.SX) -> Tuple[ca.SX, ca.SX]:
-        """Accelerations ``a`` (nv) and forces ``f`` (3 nc) for generalized forces ``tau``."""
-        gamma = self.gamma if self.P is None else self.gamma - self.P @ self.gamma
-        return self.solve(tau - self.C, -self.S @ gamma)
+        """Accelerations ``a`` (nv) and the rows' multipliers ``y`` for generalized forces ``tau`` (forces: :meth:`forces`)."""
+        return self.solve(tau - self.C, -self.S @ self.drift)
 
 
-def internal_force_projector(points: Sequence[ca.SX], bodies: Sequence[int]) -> ca.SX:
-    """``P`` (3 nc x 3 nc): the orthogonal projector onto the point forces with no net wrench on the bodies the
-    ``points`` (WORLD positions, nc) share (module docstring); zero blocks for a point alone on its body.
-    ``ValueError`` for a body with two points (a line: the projector needs three not on a line)."""
-    nc = len(points)
-    P = ca.SX.zeros(3 * nc, 3 * nc)
-    for body in sorted(set(bodies)):
-        members = [i for i, b in enumerate(bodies) if b == body]
-        if len(members) == 1:
-            continue
+def body_groups(bodies: Sequence[int], nc: int) -> List[List[int]]:
+    """The contact points (of ``nc``) grouped by their rigid body ``bodies`` (nc,; empty: each on its own), in the
+    order of their first points. ``ValueError`` for a body with two points (a line: a rotation about it stays free)."""
+    if len(bodies) and len(bodies) != nc:
+        raise ValueError(f"bodies: expected one body per contact point ({nc}), got {len(bodies)}")
+    groups: Dict[int, List[int]] = {}
+    for i, body in enumerate(bodies if len(bodies) else range(nc)):
+        groups.setdefault(body, []).append(i)
+    for members in groups.values():
         if len(members) == 2:
             raise ValueError(f"bodies: two contact points on one body (points {members}) leave a rotation about their line free; give three or more")
+    return sorted(groups.values())
+
+
+def least_norm_forces(points: Sequence[ca.SX], groups: Sequence[Sequence[int]]) -> ca.SX:
+    """``T`` (3 nc x rows): the point forces ``f = T y`` of the rows' multipliers ``y``, block-diagonal over the
+    ``groups`` of points (:func:`body_groups`; ``points`` their WORLD positions): ``W^T = [I, -[r_i]x]`` per point of a
+    shared body (six rows; ``r_i`` from the body's points' centroid), ``I3`` for a point alone (module docstring)."""
+    nc = len(points)
+    T = ca.SX.zeros(3 * nc, sum(3 if len(g) == 1 else 6 for g in groups))
+    column = 0
+    for members in groups:
+        if len(members) == 1:
+            T[3 * members[0] : 3 * members[0] + 3, column : column + 3] = ca.SX.eye(3)
+            column += 3
+            continue
         centroid = sum(points[i] for i in members) / len(members)
-        W = ca.horzcat(*[ca.vertcat(ca.SX.eye(3), ca.skew(points[i] - centroid)) for i in members])  # (6, 3 n): forces -> wrench
-        block = ca.SX.eye(3 * len(members)) - W.T @ ca.solve(W @ W.T, W)
-        rows = [3 * i + k for i in members for k in range(3)]
-        for a, ra in enumerate(rows):
-            for b, rb in enumerate(rows):
-                P[ra, rb] = block[a, b]
-    return P
+        for i in members:
+            T[3 * i : 3 * i + 3, column : column + 3] = ca.SX.eye(3)
+            T[3 * i : 3 * i + 3, column + 3 : column + 6] = -ca.skew(points[i] - centroid)  # the block of W^T: [r]x^T = -[r]x
+        column += 6
+    return T
 
 
 def contact_dynamics_function(tree: RigidBodyTree, parents: Sequence[int], frames: Sequence[str], B: np.ndarray, name: str, bodies: Sequence[int] = ()) -> ca.Function:
@@ -156,15 +176,21 @@ def contact_dynamics_function(tree: RigidBodyTree, parents: Sequence[int], frame
     x, u, s = ca.SX.sym("x", nq + nv), ca.SX.sym("u", B.shape[1]), ca.SX.sym("s", nc)
     q, v = x[:nq], x[nq:]
     kkt = ContactKKT(tree, parents, frames, q, v, s, bodies)
-    a, f = kkt.dynamics(ca.DM(B) @ u)
+    a, y = kkt.dynamics(ca.DM(B) @ u)
+    rows = y.numel()
 
-    # Jacobian by the identity: dR/dx at fixed a, f (symbols), then substituted
-    a_fix, f_fix = ca.SX.sym("a_fix", nv), ca.SX.sym("f_fix", 3 * nc)
+    # Jacobian by the identity: dR/dx at fixed a, y (symbols), then substituted
+    a_fix, y_fix = ca.SX.sym("a_fix", nv), ca.SX.sym("y_fix", rows)
+    f_fix = kkt.forces(y_fix)
     point_forces = [(frame, f_fix[3 * i : 3 * i + 3]) for i, frame in enumerate(frames)]
-    residual = ca.vertcat(tree.rnea(q, v, a_fix, point_forces=point_forces), kkt.stance_rows(a_fix, f_fix))
-    dR_dx = ca.substitute(ca.jacobian(residual, x), ca.vertcat(a_fix, f_fix), ca.vertcat(a, f))
-    da_dx, df_dx = kkt.solve(-dR_dx[:nv, :], -dR_dx[nv:, :])
-    da_du, df_du = kkt.solve(ca.DM(B), ca.SX.zeros(3 * nc, B.shape[1]))
+    residual = ca.vertcat(tree.rnea(q, v, a_fix, point_forces=point_forces), kkt.stance_rows(a_fix, y_fix))
+    fixed, solution = ca.vertcat(a_fix, y_fix), ca.vertcat(a, y)
+    dR_dx = ca.substitute(ca.jacobian(residual, x), fixed, solution)
+    da_dx, dy_dx = kkt.solve(-dR_dx[:nv, :], -dR_dx[nv:, :])
+    da_du, dy_du = kkt.solve(ca.DM(B), ca.SX.zeros(rows, B.shape[1]))
+    df_dx, df_du = kkt.forces(dy_dx), kkt.forces(dy_du)
+    if kkt.T is not None:  # the forces' map turns with the bodies: d(T y)/dx at fixed y
+        df_dx = df_dx + ca.substitute(ca.jacobian(f_fix, x), fixed, solution)
     out_a, out_f = ca.SX.sym("out_a", nv), ca.SX.sym("out_f", 3 * nc)
     jac_inputs = [x, u, s, out_a, out_f]
     zero_s = [ca.SX(nv, nc), ca.SX(3 * nc, nc)]
@@ -176,4 +202,4 @@ def contact_dynamics_function(tree: RigidBodyTree, parents: Sequence[int], frame
         ["jac_a_x", "jac_a_u", "jac_a_s", "jac_f_x", "jac_f_u", "jac_f_s"],
         {"cse": True},
     )
-    return ca.Function(name, [x, u, s], [a, f], ["x", "u", "s"], ["a", "f"], {"cse": True, "custom_jacobian": jacobian, "jac_penalty": 0})
+    return ca.Function(name, [x, u, s], [a, kkt.forces(y)], ["x", "u", "s"], ["a", "f"], {"cse": True, "custom_jacobian": jacobian, "jac_penalty": 0})
