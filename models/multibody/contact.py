@@ -82,13 +82,13 @@ WORLD_ALIGNED = "LOCAL_WORLD_ALIGNED"
 
 class ContactKKT:
     """The KKT contact dynamics of ``tree`` at one state, as SX expressions: the accelerations and the
-    WORLD-frame forces that hold the stance feet at zero acceleration (swing feet carry no force).
+    WORLD-frame forces (:meth:`forces` of the rows' multipliers) that hold the stance feet at zero
+    acceleration (swing feet carry no force).
 
     ``q``, ``v``: configuration and velocity; ``frames``: the contact frames;
     ``stance`` (nc,): the mask; ``parents``: the DoF tree of :func:`.ltl.dof_parents`; ``bodies`` (nc,):
     the rigid body (e.g. parent joint) of each contact, to give points that share one the forces of least norm
-    (module docstring); empty: every point on its own body. The system is solved for the multipliers ``y``
-    of its rows (:attr:`T` maps them to the point forces).
+    (module docstring); empty: every point on its own body.
     """
 
     def __init__(self, tree: RigidBodyTree, parents: Sequence[int], frames: Sequence[str], q: ca.SX, v: ca.SX, stance: ca.SX, bodies: Sequence[int] = ()) -> None:
