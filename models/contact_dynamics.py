@@ -29,6 +29,7 @@ The state, its error maps and the robot's limits are the robot's.
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Tuple
 
 import casadi as ca
@@ -40,7 +41,7 @@ from lie import _backend as B
 from .casadi_names import casadi_name
 from .formulation import Formulation
 from .lie_group_model import LieGroupModel
-from .multibody.contact import contact_dynamics_function
+from .multibody.contact import contact_dynamics_function, plastic_impact_function
 from .multibody_model import MultibodyModel
 
 FORMULATIONS = ("forward", "inverse", "contact")
@@ -65,6 +66,14 @@ class ContactDynamics(LieGroupModel):
             self.dynamics_param_dim = robot.nc
             self.symbol_type = ca.MX
             self.kkt = contact_dynamics_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, robot.B_func(), casadi_name(f"{robot.name}_contact_kkt"), robot.contact_parents())
+
+    @cached_property
+    def plastic_impact(self) -> ca.Function:
+        """``(x, s) -> x+``: the state ``x`` with the velocities of the contacts in stance ``s`` (nc,, 0/1) stopped by a
+        plastic impact (:func:`.multibody.contact.plastic_impact_function`; a sole's corners stop as one body); built
+        on first use."""
+        robot = self.robot
+        return plastic_impact_function(robot.tree, robot._dof_parents, robot.kinematics_bodies, casadi_name(f"{robot.name}_plastic_impact"), robot.contact_parents())
 
     # ------------------------------------------------------------------ sizes
     @property

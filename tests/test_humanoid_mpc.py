@@ -321,6 +321,32 @@ def test_standing_soles_lose_their_measured_velocity():
         assert not np.allclose(problem.x0[legged.robot.nq :], 0.0)
 
 
+@pytest.mark.parametrize("standing", [SIDES, ("left",), ("right",)], ids=["both", "left", "right"])
+def test_a_soles_plastic_impact_is_the_least_kinetic_energy_change(humanoid, standing):
+    """The plastic impact that stops the standing soles (held by six rows each) against the one of their corners' own
+    rows, ``v - M^-1 J^T (J M^-1 J^T)^+ J v`` from pinocchio's mass matrix and frame Jacobians (the pseudo-inverse
+    for the corners' dependent rows): 1e-10; the standing corners at rest after it, the others moving."""
+    model, data = humanoid.pin_model, humanoid.pin_model.createData()
+    mask = np.array([1.0 if name.split("_")[0] in standing else 0.0 for name in humanoid.kinematics_bodies])
+    impact = ContactDynamics(humanoid, "contact").plastic_impact
+    for _ in range(2):
+        x = random_state(humanoid)
+        x[humanoid.nq :] = 0.5 * RNG.standard_normal(humanoid.nv)
+        projected = np.asarray(impact(x, mask)).ravel()
+        q, v = humanoid.change_order(x[: humanoid.nq], "nominal", "pinocchio"), x[humanoid.nq :]
+        M = pin.crba(model, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(name), pin.LOCAL_WORLD_ALIGNED)[:3] for name, s in zip(humanoid.kinematics_bodies, mask) if s])
+        MinvJT = np.linalg.solve(M, J.T)
+        expected = v - MinvJT @ np.linalg.lstsq(J @ MinvJT, J @ v, rcond=None)[0]
+        assert np.array_equal(projected[: humanoid.nq], x[: humanoid.nq])
+        assert np.abs(projected[humanoid.nq :] - expected).max() <= 1e-10 * max(1.0, np.abs(expected).max())
+        corners = np.asarray(humanoid.kinematics_velocity(projected)).reshape(8, 3)
+        assert np.abs(corners[mask == 1]).max() < 1e-10 and (mask.all() or np.abs(corners[mask == 0]).max() > 1e-3)
+
+
 def test_biped_commands_are_clamped_to_what_it_walked(g1):
     """Beyond BIPED_LIMITS (slower backward than forward), one warning per clamped component naming its limit, and
     the command clamped to it; within them, none."""

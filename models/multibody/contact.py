@@ -203,3 +203,21 @@ def contact_dynamics_function(tree: RigidBodyTree, parents: Sequence[int], frame
         {"cse": True},
     )
     return ca.Function(name, [x, u, s], [a, kkt.forces(y)], ["x", "u", "s"], ["a", "f"], {"cse": True, "custom_jacobian": jacobian, "jac_penalty": 0})
+
+
+def plastic_impact_function(tree: RigidBodyTree, parents: Sequence[int], frames: Sequence[str], name: str, bodies: Sequence[int] = ()) -> ca.Function:
+    """``(x, s) -> x+``: ``x = [q; v]`` with the velocities of the stance contacts ``s`` (nc,, 0/1) stopped by a
+    plastic impact, the least change of kinetic energy that stops them:
+
+        v+ = v - M^-1 G^T (S G M^-1 G^T S + I - S)^-1 S G v
+
+    with the rows ``G`` that hold the contacts (:class:`ContactKKT`: a point's three, a shared body's six; ``bodies``
+    as there). Those rows vanish on the same velocities as the stance points' own rows ``J_s`` (a rigid body whose
+    points stand still stands still), so this is ``v - M^-1 J_s^T (J_s M^-1 J_s^T)^+ J_s v``, without the
+    pseudo-inverse that a sole's dependent corner rows need. ``q`` is unchanged."""
+    nq, nv = tree.nq, tree.nv
+    x, s = ca.SX.sym("x", nq + nv), ca.SX.sym("s", len(frames))
+    q, v = x[:nq], x[nq:]
+    kkt = ContactKKT(tree, parents, frames, q, v, s, bodies)
+    change = kkt.solve(ca.SX.zeros(nv), -kkt.S @ (kkt.G @ v))[0]
+    return ca.Function(name, [x, s], [ca.vertcat(q, v + change)], ["x", "s"], ["x_plus"], {"cse": True})

@@ -189,6 +189,7 @@ from scipy.spatial.transform import Rotation
 from lie import quat_to_euler_zyx, yaw_to_quat, yaw_to_rot
 from models.contact_dynamics import ContactDynamics
 from models.model import GRAVITY
+from models.numeric_call import NumericCall
 
 from ..constraints import Constraint
 from ..costs import LeastSquaresCost, QuadraticCost, QuadraticTerminalCost
@@ -361,6 +362,7 @@ class LeggedMPC:
         self._sole_corners = np.isin(np.arange(robot.nc), [i for body in self._sole_bodies for i in body])
         forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / robot.nc], robot.nc)
         self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
+        self._plastic_impact: Optional[NumericCall] = None  # the model's plastic impact through buffers, on first use
         name = self.schedule.gaits()[0] if len(self.schedule.segments) == 1 else "gaits"
         self.problem = Problem(self.model, N=N, tf=(N - 1) * self.dt, x0=self.x_stand, name=f"{robot.name}-{name}-mpc")
         self.problem.default_transcription = f"multiple_shooting_{integrator}_knot_cost"
@@ -668,18 +670,14 @@ class LeggedMPC:
     def stance_projection(self, x: np.ndarray, stance: np.ndarray) -> np.ndarray:
         """``x`` (n,) with the velocities of its ``stance`` feet (nc,) removed by a plastic impact (module docstring):
         ``v+ = v - M^-1 J_s^T (J_s M^-1 J_s^T)^+ J_s v``, ``J_s`` the stance feet's WORLD-aligned linear Jacobian rows
-        (the pseudo-inverse: the corners of one sole have dependent rows)."""
-        rows = np.repeat(np.asarray(stance, dtype=bool), 3)
-        if not rows.any():
+        (the pseudo-inverse: the corners of one sole have dependent rows; :attr:`ContactDynamics.plastic_impact`
+        holds a sole by its six independent rows instead), in one call through buffers."""
+        stance = np.asarray(stance, dtype=bool)
+        if not stance.any():
             return x
-        nq = self.robot.nq
-        J = np.asarray(self.robot.kinematics_velocity_matrix(x))[rows]
-        M = np.asarray(self.robot.tree.crba(x[:nq]))
-        MinvJT = np.linalg.solve(M, J.T)
-        v = x[nq:]
-        out = x.copy()
-        out[nq:] = v - MinvJT @ np.linalg.lstsq(J @ MinvJT, J @ v, rcond=None)[0]  # least squares: a sole's corners have dependent rows
-        return out
+        if self._plastic_impact is None:
+            self._plastic_impact = NumericCall(self.model.plastic_impact)
+        return self._plastic_impact(x, stance.astype(float))[0].ravel()
 
     def _stance_torques(self, masks: np.ndarray) -> np.ndarray:
         """Torque references (K, nu) of the stance masks (K, nc) (module docstring)."""
