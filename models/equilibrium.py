@@ -46,7 +46,8 @@ def equilibrium_residual_function(model: Any) -> ca.Function:
     """``(x, u, t, [d]) -> (f_a, J_a, affine)``: the control-dependent rows of the model's
     ``xdot`` (the rows that vanish at an equilibrium: velocity rates of a mechanical
     system, never ``qdot = E(q) v``), their Jacobian with respect to ``u``, and 1 when that
-    Jacobian does not depend on ``u`` (0 otherwise)."""
+    Jacobian does not depend on ``u`` (0 otherwise). An SX function, also for a model built on MX
+    (expanded) unless its graph has no SX form."""
     x, u, t = model.symbols(model.symbol_type)
     d = model.param_symbols(model.symbol_type)
     f = model.continuous_dynamics(x, u, t, *d)
@@ -56,7 +57,13 @@ def equilibrium_residual_function(model: Any) -> ca.Function:
     affine = ca.DM(0.0 if ca.depends_on(J_a, u) else 1.0)
     inputs = [x, u, t, *d]
     names = ["x", "u", "t", *["d"] * len(d)]
-    return ca.Function(casadi_name(f"{model.name}_equilibrium_residual"), inputs, [f_a, J_a, affine], names, ["f_a", "J_a", "affine"])
+    fn = ca.Function(casadi_name(f"{model.name}_equilibrium_residual"), inputs, [f_a, J_a, affine], names, ["f_a", "J_a", "affine"])
+    if fn.is_a("MXFunction"):
+        try:  # as SX it drops what its calls compute and it does not use (a KKT model's custom Jacobian also gives d a / d x)
+            return fn.expand()
+        except RuntimeError:  # an MX node with no SX form (an external function): evaluated as MX
+            pass
+    return fn
 
 
 def _bounded_step(J: np.ndarray, r: np.ndarray, u: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
