@@ -670,7 +670,7 @@ class LeggedMPC:
     def stance_projection(self, x: np.ndarray, stance: np.ndarray) -> np.ndarray:
         """``x`` (n,) with the velocities of its ``stance`` feet (nc,) removed by a plastic impact (module docstring):
         ``v+ = v - M^-1 J_s^T (J_s M^-1 J_s^T)^+ J_s v``, ``J_s`` the stance feet's WORLD-aligned linear Jacobian rows
-        (the pseudo-inverse: the corners of one sole have dependent rows; :attr:`ContactDynamics.plastic_impact`
+        (the pseudo-inverse: the corners of one sole have dependent rows; :attr:`~models.contact_dynamics.ContactDynamics.plastic_impact`
         holds a sole by its six independent rows instead), in one call through buffers."""
         stance = np.asarray(stance, dtype=bool)
         if not stance.any():
