@@ -113,9 +113,9 @@ def test_sole_corners_carry_the_least_forces(humanoid, kkt):
 
 def test_moving_soles_keep_their_rigid_motion(humanoid, kkt):
     """Away from rest (the soles turning and sliding), the corners' classical accelerations (pinocchio's, at the
-    accelerations the dynamics give) have no part a force on the sole can do work against: ``W (J a + gamma) = 0``
-    for each standing sole (1e-9), the rows that hold it; the accelerations satisfy the RNEA identity with the
-    corner forces (pinocchio's ``rnea`` with them as external forces, 1e-9)."""
+    accelerations the dynamics give) are orthogonal to every corner force with a net wrench on the sole:
+    ``W (J a + gamma) = 0`` for each standing sole (1e-9), the rows that hold it; the accelerations satisfy the RNEA
+    identity with the corner forces (pinocchio's ``rnea`` with them as external forces, 1e-9)."""
     model, data = humanoid.pin_model, humanoid.pin_model.createData()
     for mask in (np.ones(8), np.r_[np.ones(4), np.zeros(4)]):
         x, u = random_state(humanoid), 5.0 * RNG.standard_normal(humanoid.nu)
