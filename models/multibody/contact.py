@@ -105,7 +105,7 @@ class ContactKKT:
         self.T = least_norm_forces([tree.frame_placement(q, f)[1] for f in self.frames], groups) if any(len(g) > 1 for g in groups) else None
         #: the rows' Jacobian ``G = T^T J`` and drift ``T^T gamma``
         self.G, self.drift = (J, gamma) if self.T is None else (self.T.T @ J, self.T.T @ gamma)
-        self.S = ca.diag(ca.vertcat(*[ca.repmat(stance[g[0]], 3 if len(g) == 1 else 6, 1) for g in groups]))
+        self.S = ca.diag(ca.vertcat(*[ca.repmat(stance[g[0]], rows_holding(g), 1) for g in groups]))
         self.MG = ltl_solve(self.factor, self.G.T)  # M^-1 G^T (nv x rows)
         self.Lambda = self.S @ (self.G @ self.MG) @ self.S + ca.SX.eye(self.G.shape[0]) - self.S
 
@@ -148,12 +148,17 @@ def body_groups(bodies: Sequence[int], nc: int) -> List[List[int]]:
     return sorted(groups.values())
 
 
+def rows_holding(group: Sequence[int]) -> int:
+    """The rows that hold a group of points on one body (:func:`body_groups`): a lone point's three, a shared body's six."""
+    return 3 if len(group) == 1 else 6
+
+
 def least_norm_forces(points: Sequence[ca.SX], groups: Sequence[Sequence[int]]) -> ca.SX:
     """``T`` (3 nc x rows): the point forces ``f = T y`` of the rows' multipliers ``y``, block-diagonal over the
     ``groups`` of points (:func:`body_groups`; ``points`` their WORLD positions): ``W^T = [I, -[r_i]x]`` per point of a
     shared body (six rows; ``r_i`` from the body's points' centroid), ``I3`` for a point alone (module docstring)."""
     nc = len(points)
-    T = ca.SX.zeros(3 * nc, sum(3 if len(g) == 1 else 6 for g in groups))
+    T = ca.SX.zeros(3 * nc, sum(rows_holding(g) for g in groups))
     column = 0
     for members in groups:
         if len(members) == 1:

@@ -189,6 +189,7 @@ from scipy.spatial.transform import Rotation
 from lie import quat_to_euler_zyx, yaw_to_quat, yaw_to_rot
 from models.contact_dynamics import ContactDynamics
 from models.model import GRAVITY
+from models.multibody.contact import body_groups
 from models.numeric_call import NumericCall
 
 from ..constraints import Constraint
@@ -417,7 +418,7 @@ class LeggedMPC:
         constraints = [self.friction]
         self.foot_height = self.touchdown = None
         #: the feet that land together: a sole's corners, each point foot alone, in the order of their first points
-        self.landing_groups = sorted([list(body) for body in self._sole_bodies] + [[i] for i in feet if not self._sole_corners[i]])
+        self.landing_groups = body_groups(robot.contact_parents(), nc)
         #: how many ``landing_groups`` the touchdown rows of one knot hold (module docstring; 0 without the rows)
         self.landing_slots = self._most_landings_per_knot() if self.lifts_feet() else 0
         #: the touchdown rows of one knot: heights and velocities, for ``landing_slots`` landings
