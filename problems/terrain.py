@@ -56,9 +56,13 @@ GO1_TERRAIN = {
     "gap": {"width": 0.2, "apex": 0.05, "edge": 0.05, "dt": 0.02},
 }
 #: Cost weights of the gap jumps that differ from the other gaits' (:class:`trajopt.legged.LeggedWeights`):
-#: ``base_orientation`` 100 (10 elsewhere), so that the landing ends level with every foot loaded
-#: (docs/design/legged.md).
-GAP_WEIGHTS = {"base_orientation": 100.0}
+#: ``base_orientation`` 100 (10 elsewhere), so that the landing ends level with every foot loaded;
+#: ``abduction`` 10 (the joints' 1), so that the legs land in their sagittal planes (docs/design/legged.md).
+GAP_WEIGHTS = {"base_orientation": 100.0, "abduction": 10.0}
+#: IPOPT options of the gap jumps with fixed timing: the monotone barrier update from ``mu`` = 1, which
+#: reaches one landing posture whatever the round-off, where the adaptive update splits between two
+#: (docs/design/solvers.md). With free phase durations the legged problems' adaptive update stays.
+GAP_FIXED_TIMING_IPOPT = {"mu_strategy": "monotone", "mu_init": 1.0}
 #: Go1 values shared by the walking problems: gait period (s), clearance (m).
 GO1_PERIOD, GO1_CLEARANCE = 0.6, 0.02
 
@@ -151,7 +155,8 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
     far past the far edge as the front feet stood before the near one. The
     robot ends at rest (``end_at_rest``), its shanks ``link_clearance`` (m)
     above the terrain at every knot (:mod:`trajopt.legged.link_clearance`;
-    ``None``: not imposed), with the weights :data:`GAP_WEIGHTS`.
+    ``None``: not imposed), with the weights :data:`GAP_WEIGHTS` and, with fixed timing, IPOPT's
+    options :data:`GAP_FIXED_TIMING_IPOPT`.
     """
     scale, go1 = GaitScale.of(robot), GO1_TERRAIN["gap"]
     width = scale.distance(go1["width"]) if width is None else width
@@ -169,6 +174,8 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
         friction=friction, weights=LeggedWeights(control_rate=control_rate, **GAP_WEIGHTS), terrain=terrain,
         clearance=scale.distance(GO1_CLEARANCE) if clearance is None else clearance, link_clearance=link_clearance, end_at_rest=True, name=name,
     )  # fmt: skip
+    problem.fixed_timing_ipopt = dict(GAP_FIXED_TIMING_IPOPT)
+    problem.set_timing("fixed")
     return problem
 
 
