@@ -196,12 +196,6 @@ class LeggedRobot(MultibodyModel):
         """Mean thigh + calf length (m, in the legs' planes): the length gaits are scaled by."""
         return float(np.mean([leg.thigh_length + leg.calf_length for leg in self.legs]))
 
-    @property
-    def abduction_joints(self) -> np.ndarray:
-        """Each leg's hip abduction joint (the first of its three, about an axis along the trunk), as indices into
-        the joint coordinates (0 is the first joint after the floating base), in :attr:`leg_ends` order."""
-        return np.array([int(rows[0]) for rows in self._leg_rows])
-
     def knee_directions(self, x: Any) -> tuple[str, ...]:
         """Per leg end, ``"forward"``, ``"backward"`` or ``"straight"`` at configuration (or state) ``x``
         (:func:`models.leg_ik.knee_direction`)."""

@@ -19,8 +19,8 @@ trunk as in :mod:`problems.legged`. Defaults on the Go1:
 - ``go1-gap``: a jump across a 20 cm gap that starts 5 cm ahead of the front
   feet; the jump is as long as it takes to land every foot 5 cm past the far
   edge (0.68 m on the Go1), 0.3 s crouch and push-off, 0.2 s flight, 0.3 s landing
-  that ends standing still, the shanks held above the terrain at every knot
-  (a hind knee hangs over the far edge when landing).
+  that ends standing still, the shanks held 1 cm above the terrain at every
+  knot (a hind knee hangs over the far edge when landing; ``link_clearance``).
 
 ``slope``, ``stairs``, ``stones`` and ``gap`` are the same problems for any
 quadruped (``robot=NAME`` from example-robot-data or ``urdf=PATH``, see
@@ -56,13 +56,9 @@ GO1_TERRAIN = {
     "gap": {"width": 0.2, "apex": 0.05, "edge": 0.05, "dt": 0.02},
 }
 #: Cost weights of the gap jumps that differ from the other gaits' (:class:`trajopt.legged.LeggedWeights`):
-#: ``base_orientation`` 100 (10 elsewhere), so that the landing ends level with every foot loaded;
-#: ``abduction`` 10 (the joints' 1), so that the legs land in their sagittal planes (docs/design/legged.md).
-GAP_WEIGHTS = {"base_orientation": 100.0, "abduction": 10.0}
-#: IPOPT options of the gap jumps with fixed timing: the monotone barrier update from ``mu`` = 1, which
-#: reaches one landing posture whatever the round-off, where the adaptive update splits between two
-#: (docs/design/solvers.md). With free phase durations the legged problems' adaptive update stays.
-GAP_FIXED_TIMING_IPOPT = {"mu_strategy": "monotone", "mu_init": 1.0}
+#: ``base_orientation`` 100 (10 elsewhere), so that the landing ends level with every foot loaded
+#: (docs/design/legged.md).
+GAP_WEIGHTS = {"base_orientation": 100.0}
 #: Go1 values shared by the walking problems: gait period (s), clearance (m).
 GO1_PERIOD, GO1_CLEARANCE = 0.6, 0.02
 
@@ -155,8 +151,11 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
     far past the far edge as the front feet stood before the near one. The
     robot ends at rest (``end_at_rest``), its shanks ``link_clearance`` (m)
     above the terrain at every knot (:mod:`trajopt.legged.link_clearance`;
-    ``None``: not imposed), with the weights :data:`GAP_WEIGHTS` and, with fixed timing, IPOPT's
-    options :data:`GAP_FIXED_TIMING_IPOPT`.
+    ``None``: not imposed), with the weights :data:`GAP_WEIGHTS`. The
+    registered gaps hold them 1 cm above it: at 0 the landing had two
+    postures of nearly equal cost, which a solve reached depending on the
+    round-off of its guess, and in one of them the hind thighs met the far
+    edge in MuJoCo (docs/design/terrain.md).
     """
     scale, go1 = GaitScale.of(robot), GO1_TERRAIN["gap"]
     width = scale.distance(go1["width"]) if width is None else width
@@ -174,8 +173,6 @@ def gap_problem(robot: Any, width: Optional[float], length: Optional[float], ape
         friction=friction, weights=LeggedWeights(control_rate=control_rate, **GAP_WEIGHTS), terrain=terrain,
         clearance=scale.distance(GO1_CLEARANCE) if clearance is None else clearance, link_clearance=link_clearance, end_at_rest=True, name=name,
     )  # fmt: skip
-    problem.fixed_timing_ipopt = dict(GAP_FIXED_TIMING_IPOPT)
-    problem.set_timing("fixed")
     return problem
 
 
@@ -199,7 +196,7 @@ def go1_stones(size: float = 0.1, gap: float = 0.1, apex: float = 0.08, cycles: 
 
 
 @register("go1-gap")
-def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
+def go1_gap(width: float = 0.2, length: Optional[float] = None, apex: float = 0.05, mu: float = 0.7, dt: float = 0.02, knots: Sequence[int] = (15, 10, 15), clearance: float = 0.02, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.01, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Go1 jump across a 20 cm gap, every foot landing 5 cm past the far edge unless a length is given; ends at rest."""
     return gap_problem(Go1(mu=mu, payload=payload), width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, "go1-gap")
 
@@ -227,7 +224,7 @@ def stones(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet =
 
 
 @register("gap")
-def gap(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, width: Optional[float] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), clearance: Optional[float] = None, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.0, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
+def gap(robot: Optional[str] = None, urdf: Optional[str] = None, feet: Feet = None, knees: Optional[str] = None, width: Optional[float] = None, length: Optional[float] = None, apex: Optional[float] = None, mu: float = 0.7, dt: Optional[float] = None, knots: Sequence[int] = (15, 10, 15), clearance: Optional[float] = None, control_rate: Optional[float] = None, link_clearance: Optional[float] = 0.01, formulation: str = "inverse", friction: str = "pyramid", payload: float = 0.0) -> LeggedProblem:
     """Jump across a gap for any quadruped (robot=NAME or urdf=PATH, feet=A,B,C,D): go1-gap scaled to its legs."""
     model = quadruped(robot, urdf, feet, knees, mu, payload)
     return gap_problem(model, width, length, apex, dt, knots, clearance, control_rate, link_clearance, formulation, friction, f"{model.name}-gap")

@@ -275,7 +275,7 @@ def test_solve_compiled_and_with_fatrop(capsys, tmp_path, monkeypatch):
 
 
 def test_none_is_given_to_an_optional_parameter_only():
-    """``-p KEY=none`` clears a parameter annotated Optional (go1-gap's shank clearance, default 0), whatever its default."""
+    """``-p KEY=none`` clears a parameter annotated Optional (go1-gap's shank clearance, default 0.01 m), whatever its default."""
     from argparse import Namespace
 
     from trajopt.cli.arguments import parse_parameters

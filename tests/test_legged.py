@@ -5,8 +5,7 @@ import pytest
 import problems
 from models import Go1
 from trajopt import solve
-from trajopt.costs import QuadraticCost
-from trajopt.legged import ContactSchedule, LeggedProblem, LeggedWeights, gait, jump
+from trajopt.legged import ContactSchedule, LeggedProblem, gait, jump
 from trajopt.legged.replay import replay
 
 from .legged_checks import TOL, check_contact_plan
@@ -121,20 +120,6 @@ def test_go1_trot_other_formulations(formulation, transcription):
 def test_inverse_formulation_refuses_multiple_shooting():
     with pytest.raises(ValueError, match="multiple shooting"):
         solve(problems.get("go1-trot"), transcription="multiple_shooting")
-
-
-def test_abduction_weight_replaces_the_joint_weight_of_each_hip_abduction():
-    """``LeggedWeights(abduction=w)`` weighs the first joint of each leg (the hips' abduction, named by pinocchio's
-    model) by ``w`` and leaves the other joints at ``joint_position``; a robot without 3-joint legs is refused."""
-    robot = Go1()
-    problem = LeggedProblem(robot, gait("trot", dt=0.03, cycles=1), weights=LeggedWeights(joint_position=2.0, abduction=7.0))
-    joints = np.diag(np.asarray(next(c for c in problem.costs if isinstance(c, QuadraticCost)).Q))[6 : 6 + robot.nv - 6]
-    names = [robot.pin_model.names[j] for j in range(2, robot.pin_model.njoints)]
-    assert [names[i] for i in np.flatnonzero(joints == 7.0)] == ["FL_hip_joint", "FR_hip_joint", "RL_hip_joint", "RR_hip_joint"]
-    assert np.all(np.delete(joints, robot.abduction_joints) == 2.0)
-    shift = problems.get("humanoid-shift")
-    with pytest.raises(ValueError, match="abduction weighs the hip abduction of 3-joint legs"):
-        LeggedProblem(shift.robot, shift.schedule, weights=LeggedWeights(abduction=1.0))
 
 
 def test_jump_has_a_flight_phase():

@@ -8,9 +8,8 @@ import problems
 from trajopt import PhaseDurations, solve
 from trajopt.batch.points import ProblemRef, canonical_params
 from trajopt.cli import main
-from problems.terrain import GAP_FIXED_TIMING_IPOPT
-from trajopt.legged import LeggedProblem, gait, jump
-from trajopt.legged.timing import FREE_TIMING_IPOPT, PHASE_RANGE, free_phase_durations, schedule_phases
+from trajopt.legged import gait, jump
+from trajopt.legged.timing import PHASE_RANGE, free_phase_durations, schedule_phases
 from trajopt.mpc.tasks import mpc_task
 from trajopt.plotting import plot_solution
 
@@ -69,19 +68,6 @@ def test_every_legged_problem_takes_the_timing_options():
     contact = problems.get("go1-trot", formulation="contact", timing="free")
     assert contact.solve_defaults["solver"] == "ipopt"  # fatrop takes a fixed tf
     assert canonical_params(ProblemRef.resolve("go1-jump"), {"timing": "free"}) == {"timing": "free"}  # a sweep's fixed parameter
-
-
-def test_the_gap_keeps_its_fixed_timing_barrier_only_with_fixed_times():
-    """go1-gap's monotone barrier update (``fixed_timing_ipopt``) holds with fixed times; free durations solve with
-    the legged problems' adaptive update and METIS, and fixing the times again brings the gap's options back."""
-    gap = problems.get("go1-gap")
-    assert gap.solver_options["ipopt"] == {**LeggedProblem.solver_options["ipopt"], **GAP_FIXED_TIMING_IPOPT}
-    gap.set_timing("free")
-    assert gap.solver_options["ipopt"] == {**LeggedProblem.solver_options["ipopt"], **FREE_TIMING_IPOPT}
-    gap.set_timing("fixed")
-    assert gap.solver_options["ipopt"] == {**LeggedProblem.solver_options["ipopt"], **GAP_FIXED_TIMING_IPOPT}
-    assert problems.get("go1-gap", timing="free").solver_options["ipopt"]["mu_strategy"] == "adaptive"
-    assert problems.get("go1-jump").solver_options["ipopt"] == LeggedProblem.solver_options["ipopt"]  # no options of its own
 
 
 def test_the_receding_horizon_refuses_free_timing():

@@ -158,11 +158,6 @@ class LeggedWeights:
     #: on a terrain, weight of ``1/2 |p_xy - p_nominal|^2`` (1/m^2 s) of every stance foot's horizontal distance
     #: from its nominal foothold, which picks one point among the many its foot region allows
     foothold: float = 10.0
-    #: weight of each leg's hip abduction angle (the first of its three joints) about the reference, in place of
-    #: ``joint_position`` for those joints; ``None``: ``joint_position``. The gap jump keeps its legs in their
-    #: sagittal planes with it: its landing otherwise has postures of nearly equal cost with the hind hips
-    #: splayed or not, and which one IPOPT reaches depends on round-off (docs/design/solvers.md)
-    abduction: Optional[float] = None
 
 
 class LeggedProblem(Problem):
@@ -222,9 +217,6 @@ class LeggedProblem(Problem):
     #: no bound relaxation (``bound_relax_factor`` 0), so a torque at its limit does not overshoot
     #: it. Design notes, with the iteration counts: docs/design/legged.md.
     solver_options = {"ipopt": {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive", "bound_relax_factor": 0.0}}
-    #: IPOPT options a problem solves with while its timing is fixed, over :attr:`solver_options` (none here;
-    #: ``go1-gap`` takes the monotone barrier update; :func:`.timing.apply_timing`).
-    fixed_timing_ipopt: dict = {}
     #: Forces (N), torques (N m), accelerations (rad/s^2) and angles share the decision vector:
     #: IPOPT solves for equilibrated variables (:mod:`trajopt.solvers.scaling`).
     scale_variables = True
@@ -578,12 +570,7 @@ class LeggedProblem(Problem):
     def _add_costs(self) -> None:
         w, robot, cm = self.weights, self.robot, self.contact_model
         nj = robot.nv - 6  # joint coordinates
-        joints = np.full(nj, w.joint_position)
-        if w.abduction is not None:
-            if not hasattr(robot, "abduction_joints"):
-                raise ValueError(f"weights: abduction weighs the hip abduction of 3-joint legs, which {robot.name} does not have (a models.LeggedRobot has)")
-            joints[robot.abduction_joints] = w.abduction
-        Q = np.concatenate([np.broadcast_to(w.base_position, 3), np.full(3, w.base_orientation), joints, np.full(6, w.base_velocity), np.full(nj, w.joint_velocity)])
+        Q = np.concatenate([np.broadcast_to(w.base_position, 3), np.full(3, w.base_orientation), np.full(nj, w.joint_position), np.full(6, w.base_velocity), np.full(nj, w.joint_velocity)])
         R = np.zeros(cm.control_dim)
         R[cm.u_slice], R[cm.f_slice], R[cm.a_slice] = w.torque, w.force, w.acceleration
         u_ref = np.zeros((self.N, cm.control_dim))

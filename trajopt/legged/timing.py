@@ -77,16 +77,13 @@ def _foot_runs(schedule: ContactSchedule, knots: List[int], foot: int) -> List[T
 def apply_timing(problem: Any, timing: str, min_stance: float = MIN_STANCE, min_swing: float = MIN_SWING) -> None:
     """Give a legged problem (one with a ``schedule``) its schedule's fixed times (``"fixed"``) or free phase
     durations (:func:`free_phase_durations`), with the IPOPT options free durations solve with
-    (:data:`FREE_TIMING_IPOPT`), or for ``"fixed"`` the problem's own ``fixed_timing_ipopt`` (options that hold
-    with fixed times only; its class's ``solver_options`` stand in for them with free durations)."""
+    (:data:`FREE_TIMING_IPOPT`, removed again for ``"fixed"``)."""
     if timing not in TIMINGS:
         raise ValueError(f"timing: expected one of {TIMINGS}, got {timing!r}")
     schedule = problem.schedule
     problem.set_time(schedule.duration if timing == "fixed" else free_phase_durations(schedule, timing, min_stance, min_swing))
-    fixed_only, defaults = getattr(problem, "fixed_timing_ipopt", {}), type(problem).solver_options.get("ipopt", {})
-    ipopt = {key: value for key, value in problem.solver_options.get("ipopt", {}).items() if key not in FREE_TIMING_IPOPT and key not in fixed_only}
-    ipopt.update({key: defaults[key] for key in fixed_only if key in defaults})
-    problem.solver_options = {**problem.solver_options, "ipopt": {**ipopt, **(fixed_only if timing == "fixed" else FREE_TIMING_IPOPT)}}
+    ipopt = {key: value for key, value in problem.solver_options.get("ipopt", {}).items() if key not in FREE_TIMING_IPOPT}
+    problem.solver_options = {**problem.solver_options, "ipopt": ipopt if timing == "fixed" else {**ipopt, **FREE_TIMING_IPOPT}}
 
 
 def free_phase_durations(schedule: ContactSchedule, timing: str, min_stance: float = MIN_STANCE, min_swing: float = MIN_SWING) -> PhaseDurations:
