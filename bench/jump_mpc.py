@@ -1,6 +1,6 @@
 """Jumps under feedback: the receding horizon following an offline jump plan in MuJoCo, from random start times.
 
-For each case (``go1-jump`` by default) this script builds ``trajopt mpc NAME``'s
+For each case (``go1-jump`` and ``go1-gap`` by default) this script builds ``trajopt mpc NAME``'s
 task (:class:`trajopt.mpc.plan_tracking.PlanTrackingMPC`: the plan solved
 offline, then followed by the RTI horizon against MuJoCo's soft contacts) and
 runs it ``--runs`` times for each delay of ``--delays`` (the measured compute
@@ -19,7 +19,7 @@ it reports:
 ``--json FILE`` writes the runs with the machine and load
 (``bench/benchmarks_page.py`` renders that file).
 
-    python bench/jump_mpc.py [--cases go1-jump] [--runs 10] [--delays measured,tick] [--json FILE]
+    python bench/jump_mpc.py [--cases go1-jump,go1-gap] [--runs 10] [--delays measured,tick] [--json FILE]
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def run(name: str, wait: float, delay: Any) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", default="go1-jump", help="comma-separated registered jump problems")
+    parser.add_argument("--cases", default="go1-jump,go1-gap", help="comma-separated registered jump problems")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--wait", default="0.2,1.0", help="range of the standing time before the plan (s), LOW,HIGH")
     parser.add_argument("--delays", default="measured,tick", help="comma-separated: measured, tick, or seconds")

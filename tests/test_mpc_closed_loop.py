@@ -143,7 +143,6 @@ def test_cli_tracks_the_figure_eight_and_writes_its_log_plot_and_html(tmp_path):
         (("go1-trot", "--delay", "soon"), "--delay: expected measured, tick or seconds"),
         (("cartpole", "--vx", "1"), "velocity commands and gaits steer a legged robot"),
         (("pronk",), "the receding horizon runs stand, trot, pace, bound"),
-        (("go1-gap",), "'go1-gap' jumps over a terrain; the receding horizon follows jumps on flat ground only"),
         (("go1-jump", "--vx", "0.3"), "runs its offline plan (jump) under feedback; it takes no velocity commands"),
         (("go1-stones", "--sim", "own"), "'go1-stones' walks on a terrain; our KKT plant has flat ground only"),
         (("go1-stairs", "-p", "rise=0.3"), "terrain: the ground under the robot at knot"),
