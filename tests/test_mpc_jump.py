@@ -9,6 +9,7 @@ import pytest
 import problems
 from trajopt import solve
 from trajopt.mpc.commands import Command
+from trajopt.mpc.legged import LeggedMPCWeights
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plan_tracking import PlanTrackingMPC
 from trajopt.mpc.tasks import PLAN_STANDING_TIME, PLAN_TORQUE_WEIGHT, PLAN_WAIT, TERRAIN_JUMP_TORQUE_WEIGHT, TERRAIN_SWING_WEIGHT, mpc_task
@@ -68,7 +69,7 @@ def test_go1_lands_its_jump_in_mujoco_where_the_plan_lands_it(name):
     legged = task.legged
     assert task.duration == pytest.approx(PLAN_WAIT + legged.plan.tf + PLAN_STANDING_TIME)
     over_terrain = legged.plan.problem.terrain_plan is not None
-    assert (legged.weights.torque, legged.weights.swing_foot) == ((TERRAIN_JUMP_TORQUE_WEIGHT, TERRAIN_SWING_WEIGHT) if over_terrain else (PLAN_TORQUE_WEIGHT, 300.0))
+    assert (legged.weights.torque, legged.weights.swing_foot) == ((TERRAIN_JUMP_TORQUE_WEIGHT, TERRAIN_SWING_WEIGHT) if over_terrain else (PLAN_TORQUE_WEIGHT, LeggedMPCWeights().swing_foot))
     result = run_closed_loop(task.controller(mode="rti"), task.plant(), task.duration, 50.0, delay="tick")
     assert not result.fell, result.fall_reason
     robot = legged.robot
