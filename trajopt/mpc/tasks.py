@@ -82,7 +82,7 @@ PLAN_STANDING_TIME = 2.0
 PLAN_TORQUE_WEIGHT = 1e-2
 #: A jump over a terrain (``go1-gap``) follows its plan's torques ten times more closely again, and its swing feet with
 #: the terrain tasks' weight (:data:`TERRAIN_SWING_WEIGHT`): with a jump's weights the robot left the ground late and
-#: landed 4.7-15 cm short of the plan's feet, or fell (docs/design/mpc.md).
+#: landed short of the plan's feet, or fell (docs/design/mpc.md has the runs).
 TERRAIN_JUMP_TORQUE_WEIGHT = 0.1
 #: The time step (s) of a legged robot's plant (MuJoCo or our KKT plant), which applies the plan's feedback law at every step.
 PLANT_STEP = 1e-3
