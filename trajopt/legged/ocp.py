@@ -213,7 +213,7 @@ class LeggedProblem(Problem):
     default_transcription = "trapezoidal"
     #: IPOPT options of the legged problems. The cost is small next to the constraints' scale
     #: (forces ~100 N), so it is scaled by 100, which cuts IPOPT's iterations; the adaptive
-    #: barrier update cuts them on the periodic gaits (``go1-jump`` keeps the monotone update);
+    #: barrier update cuts them on the periodic gaits (the jumps too use it since the variable scaling);
     #: no bound relaxation (``bound_relax_factor`` 0), so a torque at its limit does not overshoot
     #: it. Design notes, with the iteration counts: docs/design/legged.md.
     solver_options = {"ipopt": {"obj_scaling_factor": 100.0, "mu_strategy": "adaptive", "bound_relax_factor": 0.0}}
