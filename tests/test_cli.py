@@ -17,7 +17,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
@@ -26,12 +25,6 @@ import problems  # noqa: E402
 from trajopt import Solution  # noqa: E402
 from trajopt.cli import main  # noqa: E402
 from trajopt.cli.arguments import description  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

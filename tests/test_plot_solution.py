@@ -11,7 +11,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
@@ -22,12 +21,6 @@ from models.planar_chain import Pendulum  # noqa: E402
 from models.torque_body import TorqueBody  # noqa: E402
 from trajopt import GoalConstraint, Problem, QuadraticCost, Solution, solve  # noqa: E402
 from trajopt.plotting.solution import animate_solution, control_groups, plot_solution, state_panels  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture(scope="module")

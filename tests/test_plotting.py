@@ -45,12 +45,6 @@ FEET = ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]
 N = 21
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture
 def times():
     return np.linspace(0.0, 1.0, N)
