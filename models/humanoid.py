@@ -36,7 +36,12 @@ with every group locked) for controllers whose tick must stay short. Its
 MuJoCo plant welds the same joints (:func:`trajopt.mujoco.model.build_model`).
 ``knee`` bends the standing posture of :meth:`init_state`: knee ``knee``, hip
 and ankle pitch ``-knee / 2`` each, so that the soles stay parallel to the
-pelvis.
+pelvis. ``hip_roll`` widens it: each hip rolls its leg outwards by
+``hip_roll`` (rad; both robots' roll joints turn about the pelvis's ``+x``,
+so the left hip by ``+hip_roll`` and the right by ``-hip_roll``), and each
+ankle's pitch and roll are solved so that the sole lies flat again (the
+roll and pitch joints do not commute, so the ankle roll is not simply
+``-hip_roll``).
 """
 from __future__ import annotations
 
@@ -57,6 +62,9 @@ from .robot_data import load_pinocchio_model, urdf_path
 KINEMATICS_ORI = (None, "quaternion", "axis_angle")
 #: The largest knee bend (rad) of the standing posture: the G1's ankle pitch limit is -0.87 rad (Talos's -1.31).
 MAX_KNEE_BEND = 1.5
+#: The largest outward hip roll (rad) of the standing posture: the ankle rolls back by about as much, and the G1's ankle
+#: roll limit is 0.26 rad (Talos's 0.52).
+MAX_HIP_ROLL = 0.2
 SIDES = ("left", "right")
 
 
@@ -75,6 +83,8 @@ class HumanoidDescription:
     hip_pitch: str  #: the leg's pitch joints, which :meth:`Humanoid.init_state` bends
     knee: str
     ankle_pitch: str
+    hip_roll: str  #: the leg's roll joints (about the pelvis's ``+x``), which :meth:`Humanoid.init_state` turns outwards
+    ankle_roll: str
     #: radius (m) of the plant's contact spheres when the URDF models the sole as a flat face, not as spheres
     contact_radius: Optional[float] = None
 
@@ -99,6 +109,8 @@ HUMANOIDS: Dict[str, HumanoidDescription] = {
         hip_pitch="{side}_hip_pitch_joint",
         knee="{side}_knee_joint",
         ankle_pitch="{side}_ankle_pitch_joint",
+        hip_roll="{side}_hip_roll_joint",
+        ankle_roll="{side}_ankle_roll_joint",
     ),
     "talos": HumanoidDescription(
         urdf="talos",
@@ -114,6 +126,8 @@ HUMANOIDS: Dict[str, HumanoidDescription] = {
         hip_pitch="leg_{side}_3_joint",
         knee="leg_{side}_4_joint",
         ankle_pitch="leg_{side}_5_joint",
+        hip_roll="leg_{side}_2_joint",
+        ankle_roll="leg_{side}_6_joint",
         contact_radius=0.005,
     ),
 }
@@ -149,10 +163,12 @@ class Humanoid(MultibodyModel):
     points are the kinematics bodies. ``mu`` is the foot friction coefficient.
     ``locked``: groups of the robot's :attr:`HumanoidDescription.lockable`
     welded at zero; ``knee``: the standing posture's knee bend (rad, module
-    docstring).
+    docstring); ``hip_roll``: its outward hip roll (rad, the stance widened with the soles flat, module docstring).
     """
 
-    def __init__(self, contacts_per_foot: int = 1, mu: float = 1.0, kinematics_ori: Optional[str] = None, locked: Sequence[str] = (), knee: float = 0.0, robot: str = "g1") -> None:
+    def __init__(
+        self, contacts_per_foot: int = 1, mu: float = 1.0, kinematics_ori: Optional[str] = None, locked: Sequence[str] = (), knee: float = 0.0, robot: str = "g1", hip_roll: float = 0.0
+    ) -> None:
         description = humanoid_description(robot)
         if contacts_per_foot not in (1, 4):
             raise ValueError(f"contacts_per_foot: expected 1 or 4, got {contacts_per_foot}")
@@ -166,6 +182,8 @@ class Humanoid(MultibodyModel):
             raise ValueError(f"locked: expected groups of {robot}'s {sorted(description.lockable)}, got {locked!r}")
         if not (np.isfinite(knee) and 0.0 <= knee <= MAX_KNEE_BEND):
             raise ValueError(f"knee: expected a bend in [0, {MAX_KNEE_BEND}] rad, got {knee!r}")
+        if not (np.isfinite(hip_roll) and 0.0 <= hip_roll <= MAX_HIP_ROLL):
+            raise ValueError(f"hip_roll: expected an outward roll in [0, {MAX_HIP_ROLL}] rad, got {hip_roll!r}")
         path = urdf_path(description.urdf)
         pin_model = load_pinocchio_model(path, floating=True)
         groups = tuple(group for group in description.lockable if group in locked)
@@ -182,6 +200,7 @@ class Humanoid(MultibodyModel):
         #: the side of the sole ("L", "R") of each contact point: the corners of a sole step together in a gait
         self.sole_sides = tuple(name.split("_")[0][0].upper() for name in contacts)
         self.knee = float(knee)
+        self.hip_roll = float(hip_roll)
         self.mu = float(mu)
         self.contacts_per_foot = contacts_per_foot
         self.kinematics_ori = kinematics_ori
@@ -197,17 +216,34 @@ class Humanoid(MultibodyModel):
         return ca.vertcat(*parts)
 
     def init_state(self) -> np.ndarray:
-        """Standing (all joints zero but the legs' pitch joints bent by ``knee``), level, soles on the ground
-        (``z = 0``), at rest."""
+        """Standing (all joints zero but the legs' pitch joints bent by ``knee`` and their roll joints turned outwards
+        by ``hip_roll``, the ankles levelling the soles), level, soles on the ground (``z = 0``), at rest."""
         x = np.zeros(self.nx)
         x[3] = 1.0
         joints = [self.pin_model.names[j] for j in range(2, self.pin_model.njoints)]  # after the free flyer, in nominal order
+        at = lambda joint: 7 + joints.index(joint)  # noqa: E731
         d = self.description
         for template, bend in ((d.hip_pitch, -0.5), (d.knee, 1.0), (d.ankle_pitch, -0.5)):
             for joint in d.joints(template):
-                x[7 + joints.index(joint)] = bend * self.knee
+                x[at(joint)] = bend * self.knee
+        if self.hip_roll:
+            for side, outward in zip(SIDES, (1.0, -1.0)):
+                x[at(d.hip_roll.format(side=side))] = outward * self.hip_roll
+                self._level_sole(x, d.foot_link.format(side=side), at(d.ankle_pitch.format(side=side)), at(d.ankle_roll.format(side=side)))
         x[2] = -float(np.min(self.contact_heights(x)))
         return x
+
+    def _level_sole(self, x: np.ndarray, foot_link: str, pitch: int, roll: int) -> None:
+        """Set the ankle's ``pitch`` and ``roll`` coordinates of ``x`` (indices) so that ``foot_link`` lies level in the
+        pelvis's frame (the base level): fixed-point steps on its roll-pitch-yaw angles, whose roll and pitch the ankle's
+        roll and pitch joints undo to first order."""
+        for _ in range(50):
+            rpy = pin.rpy.matrixToRpy(np.array(self.tree.frame_placement(x[: self.nq], foot_link)[0], dtype=float))
+            if max(abs(rpy[0]), abs(rpy[1])) < 1e-13:
+                return
+            x[roll] -= rpy[0]
+            x[pitch] -= rpy[1]
+        raise RuntimeError(f"init_state: could not level {foot_link} (roll, pitch {rpy[0]:.2e}, {rpy[1]:.2e} rad left)")
 
     @property
     def leg_length(self) -> float:

@@ -10,8 +10,13 @@ with the ``stand`` schedule, so its cost and constraints are documented there.
 ``humanoid-stand``: a humanoid of :data:`models.humanoid.HUMANOIDS` (``robot``:
 the G1 by default, or Talos) with every lockable joint group locked (the
 G1's waist and arms, Talos's waist, arms and head: nv 18, the legs alone) and
-its knees bent by :data:`STAND_KNEE`, standing still with all sole corners on
-the ground: the problem ``trajopt mpc humanoid-stand`` balances in MuJoCo.
+its knees bent by :data:`STAND_KNEE` and its hips rolled outwards by
+:data:`STAND_HIP_ROLL` (the G1's soles 11 cm further apart, flat),
+standing still with all sole corners on the ground: the problem ``trajopt
+mpc humanoid-stand`` balances in MuJoCo. The wider stance is what holds a
+sideways push: the robot stands after one without a step only while the
+capture point (where the pushed centre of mass would come to rest over the
+ground) stays inside the soles.
 
 ``humanoid-walk``: the same robot walking ``distance`` forward in ``cycles``
 cycles of :func:`trajopt.legged.schedule.walk` (the soles alternate, each
@@ -33,6 +38,8 @@ from .registry import register
 
 #: The knee bend (rad) of ``humanoid-stand``'s posture (hips and ankles pitched by half of it).
 STAND_KNEE = 0.6
+#: The outward hip roll (rad) of ``humanoid-stand``'s posture (module docstring): the G1's soles 11 cm further apart.
+STAND_HIP_ROLL = 0.1
 
 
 @register("humanoid-shift")
@@ -46,17 +53,21 @@ def humanoid_shift(shift: Sequence[float] = (0.0, 0.06, -0.03), duration: float 
     return LeggedProblem(robot, schedule, displacement=shift, swing_apex=0.0, name="humanoid-shift")
 
 
-def legs_only(robot: str, mu: float, knee: float) -> Humanoid:
-    """The humanoid ``robot`` with every lockable joint group locked (nv 18), four contacts per sole."""
-    return Humanoid(contacts_per_foot=4, mu=mu, locked=tuple(humanoid_description(robot).lockable), knee=knee, robot=robot)
+def legs_only(robot: str, mu: float, knee: float, hip_roll: float = 0.0) -> Humanoid:
+    """The humanoid ``robot`` with every lockable joint group locked (nv 18), four contacts per sole, standing on knees
+    bent by ``knee`` with its hips rolled outwards by ``hip_roll`` (rad)."""
+    return Humanoid(contacts_per_foot=4, mu=mu, locked=tuple(humanoid_description(robot).lockable), knee=knee, robot=robot, hip_roll=hip_roll)
 
 
 @register("humanoid-stand")
-def humanoid_stand(duration: float = 1.0, dt: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE, robot: str = "g1") -> LeggedProblem:
-    """Humanoid (robot=g1 or talos; legs only, the rest locked) standing still on bent knees, all sole corners down.
+def humanoid_stand(
+    duration: float = 1.0, dt: float = 0.05, mu: float = 1.0, knee: float = STAND_KNEE, robot: str = "g1", hip_roll: float = STAND_HIP_ROLL
+) -> LeggedProblem:
+    """Humanoid (robot=g1 or talos; legs only, the rest locked) standing still on bent knees, feet apart, all sole corners down.
 
-    ``knee`` is the knee bend (rad) of the standing posture, ``duration`` how long it stands (s)."""
-    model = legs_only(robot, mu, knee)
+    ``knee`` is the knee bend (rad) of the standing posture, ``hip_roll`` its hips' outward roll (rad; 0 puts the soles
+    under the hips), ``duration`` how long it stands (s)."""
+    model = legs_only(robot, mu, knee, hip_roll)
     schedule = gait("stand", dt=dt, period=duration, foot_names=model.kinematics_bodies)
     return LeggedProblem(model, schedule, displacement=(0.0, 0.0, 0.0), swing_apex=0.0, name="humanoid-stand")
 

@@ -27,6 +27,13 @@ own (below) and its reference for the trunk:
   The rows are in the robot's weight ``m g`` (``(c f_z -+ f_x) / (m g)``):
   HPIPM's interior point starts its slacks and multipliers at one scale, and
   rows in newtons cost it iterations;
+- a biped's standing soles: each carries at least :data:`SOLE_LOAD_FLOOR` of
+  the robot's weight (the sum of its corners' normal forces). The horizon
+  holds a standing sole flat, so without it a plan may unload one sole and put
+  the whole robot's centre of pressure on the other sole's outer edge. The
+  real robot pivots about that edge, the unloaded sole lifts and slides, and
+  when it lands again the QPs fail: the pushed G1 fell
+  (docs/design/mpc.md has the trials);
 - touchdown: at the knot ``k >= 2`` where a foot lands (in stance at ``k``,
   in swing at ``k - 1``) its height is the ground's and its velocity zero
   (``J_i v = 0``: the contact dynamics keep the velocity a foot lands with);
@@ -222,6 +229,9 @@ SWING_REACH_PHASE = 0.75
 #: How long after its touchdown a foot's measured velocity is projected out (s, the Go1's, scaled; module docstring):
 #: longer than a trot's stance (0.3 s), so that only a stand keeps its feet's measured velocities.
 SETTLE_TIME = 0.5
+#: The least normal force (a fraction of the robot's weight) each standing sole of a biped carries in the horizon's
+#: plan (module docstring).
+SOLE_LOAD_FLOOR = 0.04
 
 
 @dataclass(frozen=True)
@@ -409,11 +419,16 @@ class LeggedMPC:
         weight = robot.mass * GRAVITY
         ground = self.ground
 
+        soles = self._sole_bodies if is_biped(robot) else []  # a biped's soles carry their share (module docstring)
+
         def friction(x: Any, u: Any, mask: Any) -> Any:
             f = kkt(x, u, mask)[1] / weight  # in the robot's weights (module docstring)
-            return ca.vertcat(*[friction_rows(ground.local_force(f[3 * i : 3 * i + 3]), mu, "pyramid") for i in feet])
+            local = [ground.local_force(f[3 * i : 3 * i + 3]) for i in feet]
+            rows = [friction_rows(local[i], mu, "pyramid") for i in feet]
+            return ca.vertcat(*rows, *[sum(local[i][2] for i in sole) for sole in soles])
 
-        self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, 4 * nc)), upper=np.inf, params=np.ones((N - 1, nc)), name="friction pyramid")
+        rows = 4 * nc + len(soles)
+        self.friction = Constraint(friction, knots=list(range(N - 1)), lower=np.zeros((N - 1, rows)), upper=np.inf, params=np.ones((N - 1, nc)), name="friction pyramid" + (", sole loads" if soles else ""))
         heights = lambda x: ca.vertcat(*[ground.relative_height(robot.kinematics(x)[3 * i : 3 * i + 3]) for i in feet])  # noqa: E731
         constraints = [self.friction]
         self.foot_height = self.touchdown = None
@@ -546,6 +561,9 @@ class LeggedMPC:
         problem.dynamics_params = masks.astype(float)
         self.friction.raw_params = problem.dynamics_params[: N - 1]
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
+        if is_biped(self.robot):  # a standing sole's least load, in the robot's weight
+            sole_stance = np.stack([masks[: N - 1, sole].all(axis=1) for sole in self._sole_bodies], axis=1)
+            self.friction.lower = np.hstack([self.friction.lower, np.where(sole_stance, SOLE_LOAD_FLOOR, -np.inf)])
         positions, headings, velocities = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
         X[:, self.robot.base_position_slice] = positions
