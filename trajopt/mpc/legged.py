@@ -371,6 +371,8 @@ class LeggedMPC:
         self._sole_bodies = robot.shared_contacts()
         #: the contact points that share a rigid body with others (a sole's corners), whose measured velocities in stance are always projected out
         self._sole_corners = np.isin(np.arange(robot.nc), [i for body in self._sole_bodies for i in body])
+        #: the soles whose least load the friction rows bound (a biped's; module docstring), none for point feet
+        self._loaded_soles = self._sole_bodies if is_biped(robot) else []
         forces = np.tile([0.0, 0.0, robot.mass * GRAVITY / robot.nc], robot.nc)
         self._standing_torques = np.asarray(robot.inverse_dynamics(self.x_stand, np.zeros(robot.nv), forces)).ravel()[6:]
         self._plastic_impact: Optional[NumericCall] = None  # the model's plastic impact through buffers, on first use
@@ -419,7 +421,7 @@ class LeggedMPC:
         weight = robot.mass * GRAVITY
         ground = self.ground
 
-        soles = self._sole_bodies if is_biped(robot) else []  # a biped's soles carry their share (module docstring)
+        soles = self._loaded_soles
 
         def friction(x: Any, u: Any, mask: Any) -> Any:
             f = kkt(x, u, mask)[1] / weight  # in the robot's weights (module docstring)
@@ -561,8 +563,8 @@ class LeggedMPC:
         problem.dynamics_params = masks.astype(float)
         self.friction.raw_params = problem.dynamics_params[: N - 1]
         self.friction.lower = np.where(np.repeat(masks[: N - 1], 4, axis=1), 0.0, -np.inf)
-        if is_biped(self.robot):  # a standing sole's least load, in the robot's weight
-            sole_stance = np.stack([masks[: N - 1, sole].all(axis=1) for sole in self._sole_bodies], axis=1)
+        if self._loaded_soles:  # a standing sole's least load, in the robot's weight
+            sole_stance = np.stack([masks[: N - 1, sole].all(axis=1) for sole in self._loaded_soles], axis=1)
             self.friction.lower = np.hstack([self.friction.lower, np.where(sole_stance, SOLE_LOAD_FLOOR, -np.inf)])
         positions, headings, velocities = self.reference_base(times)
         X = np.repeat(self.x_stand[None], N, axis=0)
