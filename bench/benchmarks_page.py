@@ -232,7 +232,8 @@ def terrain_mpc_section(result: Dict[str, Any]) -> str:
 
 `python bench/terrain_mpc.py --json bench/results/terrain_mpc.json`: each
 task is `trajopt mpc NAME`'s default (from the plan's start to where the plan
-ends, then standing; MuJoCo building the terrain as `trajopt verify` does),
+ends, then standing; MuJoCo building the terrain as `trajopt verify` does;
+`NAME:ROBOT` is `trajopt mpc NAME --robot ROBOT`),
 {settings['runs']} runs from random start phases (the robot stands a random
 time within the trot's period before it trots), delay {settings['delay']}. Over
 the stepping stones the horizon follows the solved plan, whose footholds are

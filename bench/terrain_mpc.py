@@ -1,4 +1,4 @@
-"""The receding horizon over the terrains it plans offline: the Go1 up the stairs and across the stepping stones, in MuJoCo.
+"""The receding horizon over the terrains it plans offline: the Go1 up the stairs and across the stepping stones, Solo12 across its stones, in MuJoCo.
 
 Each case is ``trajopt mpc NAME``'s default task (the plan's start, walking to
 where the plan ends and standing there; MuJoCo building the terrain as
@@ -21,7 +21,10 @@ The plans reach the plant one period after their measurement (``--delay
 tick``) unless ``--delay measured``: the tick is not real-time on these
 machines (see the MPC benchmarks).
 
-    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
+A case ``NAME:ROBOT`` (``stones:solo12``) is the any-quadruped problem ``NAME`` on
+``ROBOT`` (``trajopt mpc NAME --robot ROBOT``).
+
+    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones,stones:solo12] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
 """
 from __future__ import annotations
 
@@ -57,9 +60,15 @@ def on_final_regions(problem: Any, state: np.ndarray) -> bool:
     return True
 
 
-def run(name: str, wait: float, delay: Any) -> Dict[str, Any]:
-    """One run of ``name``'s task, standing ``wait`` s before trotting; its outcome."""
-    problem = problems.get(name)
+def case_problem(case: str) -> Any:
+    """The registered problem of a case, ``NAME`` or ``NAME:ROBOT`` (module docstring)."""
+    name, _, robot = case.partition(":")
+    return problems.get(name, robot=robot) if robot else problems.get(name)
+
+
+def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
+    """One run of ``case``'s task (:func:`case_problem`), standing ``wait`` s before trotting; its outcome."""
+    problem = case_problem(case)
     if follows_its_plan(problem):
         task = mpc_task(problem)
         task.legged.plan_start += wait
@@ -80,7 +89,7 @@ def run(name: str, wait: float, delay: Any) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", default="go1-stairs,go1-stones", help="comma-separated registered terrain problems")
+    parser.add_argument("--cases", default="go1-stairs,go1-stones,stones:solo12", help="comma-separated registered terrain problems, NAME or NAME:ROBOT")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", default="tick")
     parser.add_argument("--seed", type=int, default=0)
@@ -90,7 +99,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     info, rows = run_info(), []
     for name in args.cases.split(","):
-        problem = problems.get(name)
+        problem = case_problem(name)
         period = GaitScale.of(problem.robot).duration(GAITS["trot"][0])
         print(f"\n## {name}: {args.runs} runs, delay {args.delay}", flush=True)
         runs = []

@@ -59,17 +59,21 @@ def test_what_a_plan_tracking_horizon_refuses():
         PlanTrackingMPC(legged_plan, commands=Command(0.3))
     with pytest.raises(ValueError, match="runs its offline plan \\(jump\\) under feedback; it takes no velocity commands"):
         mpc_task(problems.get("go1-jump"), commands=Command(0.3))
+    with pytest.raises(ValueError, match=r"plan of 'solo12-jump' cannot be followed: HR_FOOT's shank goes 5\.\d\d cm below the ground .* -p link_clearance=0\.01"):
+        mpc_task(problems.get("jump", robot="solo12"))  # planned without the shank rows, its landing kneels
 
 
-@pytest.mark.parametrize("name", ["go1-jump", "go1-gap"])
-def test_go1_lands_its_jump_in_mujoco_where_the_plan_lands_it(name):
-    """The jump on flat ground and the jump across the gap (MuJoCo on the gap's terrain, its own weights), one tick late."""
+@pytest.mark.parametrize("name, params", [("go1-jump", {}), ("go1-gap", {}), ("jump", {"robot": "solo12", "link_clearance": 0.01})], ids=["go1-jump", "go1-gap", "solo12-jump"])
+def test_a_quadruped_lands_its_jump_in_mujoco_where_the_plan_lands_it(name, params):
+    """The jump on flat ground and the jump across the gap (MuJoCo on the gap's terrain, its own weights), one tick
+    late; Solo12's jump planned with its shanks 1 cm above the ground."""
     pytest.importorskip("mujoco")
-    task = mpc_task(problems.get(name))
+    task = mpc_task(problems.get(name, **params))
     legged = task.legged
     assert task.duration == pytest.approx(PLAN_WAIT + legged.plan.tf + PLAN_STANDING_TIME)
     over_terrain = legged.plan.problem.terrain_plan is not None
-    assert (legged.weights.torque, legged.weights.swing_foot) == ((TERRAIN_JUMP_TORQUE_WEIGHT, TERRAIN_SWING_WEIGHT) if over_terrain else (PLAN_TORQUE_WEIGHT, LeggedMPCWeights().swing_foot))
+    torque, swing = (TERRAIN_JUMP_TORQUE_WEIGHT, TERRAIN_SWING_WEIGHT) if over_terrain else (PLAN_TORQUE_WEIGHT, LeggedMPCWeights().swing_foot)
+    assert (legged.weights.torque, legged.weights.swing_foot) == (torque / legged.scale.torque, swing)  # in the Go1's units, scaled
     result = run_closed_loop(task.controller(mode="rti"), task.plant(), task.duration, 50.0, delay="tick")
     assert not result.fell, result.fall_reason
     robot = legged.robot

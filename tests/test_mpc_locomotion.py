@@ -349,3 +349,12 @@ def test_a_negative_foot_sink_is_refused():
 
     with pytest.raises(ValueError, match="foot_sink"):
         LeggedMPC(mpc_task(problems.get("go1-trot")).legged.robot, foot_sink=-0.01)
+
+
+def test_a_friction_pyramid_outside_the_inscribed_one_is_refused():
+    from trajopt.mpc.legged import LeggedMPC
+
+    robot = mpc_task(problems.get("go1-trot")).legged.robot
+    for c in (0.0, -0.1, robot.mu, float("nan")):
+        with pytest.raises(ValueError, match=r"pyramid_coefficient: expected c in \(0, mu / sqrt\(2\)\] = \(0, 0\.495\]"):
+            LeggedMPC(robot, pyramid_coefficient=c)

@@ -14,7 +14,7 @@ from trajopt.mpc.gaits import GaitSchedule
 from trajopt.mpc.legged import LeggedMPC
 from trajopt.mpc.loop import run_closed_loop
 from trajopt.mpc.plan_tracking import PlanTrackingMPC
-from trajopt.mpc.tasks import PLAN_STANDING_TIME, PLAN_WAIT, follows_its_plan, mpc_task
+from trajopt.mpc.tasks import PLAN_STANDING_TIME, PLAN_WAIT, STONES_PYRAMID, follows_its_plan, mpc_task
 from trajopt.mpc.terrain_ground import CACHE_RESOLUTION, FOOTHOLD_MARGIN, PROFILE_STEPS, TerrainGround
 from trajopt.terrain import HeightMap, boxes, stairs, stone_lanes
 from trajopt.terrain.profile import clearance
@@ -102,13 +102,18 @@ def test_over_stepping_stones_the_horizon_follows_the_plan():
     np.testing.assert_allclose(task.reference(np.array([0.0, task.duration])), task.legged.plan.states[[0, -1]], rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="our KKT plant has flat ground only"):
         task.plant(sim="own")
+    mu = problem.robot.mu  # over the stones the horizon's pyramid is inside MuJoCo's pyramidal cone too; a jump keeps the gaits'
+    assert task.legged.pyramid_coefficient == pytest.approx(STONES_PYRAMID * mu, rel=1e-15)
+    assert mpc_task(problems.get("go1-jump")).legged.pyramid_coefficient == pytest.approx(mu / np.sqrt(2.0), rel=1e-15)
 
 
-def test_go1_crosses_the_stepping_stones_in_mujoco_and_stands_on_the_last_ones():
-    """go1-stones under MPC from its default task: no fall (no link but a foot touching the stones), every foothold
-    taken on a stone, every foot over the stone of its plan's last foothold at the end."""
+@pytest.mark.parametrize("name, params", [("go1-stones", {}), ("stones", {"robot": "solo12"})], ids=["go1", "solo12"])
+def test_a_quadruped_crosses_the_stepping_stones_in_mujoco_and_stands_on_the_last_ones(name, params):
+    """go1-stones and Solo12's stones under MPC from their default task: no fall (no link but a foot touching the
+    stones), every foothold taken on a stone, every foot over the stone of its plan's last foothold at the end. Solo12
+    crosses with the horizon's pyramid at mu / 2; at mu / sqrt(2) a stance foot slid off its stone at 0.66 s."""
     pytest.importorskip("mujoco")
-    problem = problems.get("go1-stones")
+    problem = problems.get(name, **params)
     task = mpc_task(problem)
     result = run_closed_loop(task.controller(mode="rti"), task.plant(), task.duration, 50.0, delay="tick")
     assert not result.fell, result.fall_reason

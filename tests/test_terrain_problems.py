@@ -114,13 +114,16 @@ def test_foot_height_plot_draws_the_terrain_under_the_feet():
     np.testing.assert_allclose(drawn, ground[:, 0])
 
 
-def test_mujoco_builds_the_terrain_under_the_planned_feet():
-    """The terrain's solids in MuJoCo: each foot sphere of x0 touches them (mj_geomDistance ~ 0), no link does."""
+@pytest.mark.parametrize("name, params", [("go1-stairs", {}), ("stones", {"robot": "anymal_c"})], ids=["go1", "anymal_c"])
+def test_mujoco_builds_the_terrain_under_the_planned_feet(name, params):
+    """The terrain's solids in MuJoCo: each foot sphere of x0 touches them (mj_geomDistance ~ 0), no link does.
+    ANYmal C's shank cover lies wholly within FOOT_CLEARANCE of its foot: cut back to nothing, it is left out
+    (MuJoCo refused the model's negative size before)."""
     mujoco = pytest.importorskip("mujoco")
     from trajopt.mujoco.model import build_model
     from trajopt.mujoco.terrain import terrain_distance
 
-    problem = problems.get("go1-stairs")
+    problem = problems.get(name, **params)
     robot = build_model(problem.robot, terrain=problem.terrain)
     assert len(robot.terrain_geoms) == len(robot.link_terrain_geoms) == len(problem.terrain.solids()) and len(robot.body_geoms) > 0
     data = mujoco.MjData(robot.model)

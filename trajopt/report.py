@@ -88,12 +88,12 @@ def _legged_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str]
             *found,
         ]
     )
-    shank, warnings = _shank_lines(solution, problem)
+    shank, warnings = shank_lines(solution, problem)
     lines += shank + _rows([("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)")])
     return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)], warnings
 
 
-def _shank_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str], list[str]]:
+def shank_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str], list[str]]:
     """The lowest shank end's line and, when it is below the ground, a warning (module docstring); none over a terrain,
     for robots whose contacts share a body (soles) or whose feet sit within a few centimetres of their knees."""
     robot = problem.robot

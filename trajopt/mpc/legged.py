@@ -306,6 +306,9 @@ class LeggedMPC:
     integrator:
         The shooting integrator (``"rk2"`` by default: in MuJoCo it recovered from the 6 N s pushes
         that ``"euler"`` did not, at 2 of RK3's 3 contact solves per interval).
+    pyramid_coefficient:
+        ``c`` of the friction pyramid ``|f_x|, |f_y| <= c f_z`` (default ``mu / sqrt(2)``, inscribed in Coulomb's
+        cone; module docstring); a lower ``c`` keeps the forces further inside the cone.
     """
 
     def __init__(
@@ -322,6 +325,7 @@ class LeggedMPC:
         ground: Any = None,
         goal: Optional[Sequence[float]] = None,
         step_timing: Optional[StepTiming] = None,
+        pyramid_coefficient: Optional[float] = None,
     ) -> None:
         if robot.nc < 1:
             raise ValueError(f"robot: expected a legged robot with contact points (kinematics bodies), {robot.name} has none")
@@ -336,8 +340,10 @@ class LeggedMPC:
         self.commands = profile.clamped(self.limits)
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
         self.set_step_timing(step_timing)
-        #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: ``mu / sqrt(2)``, inscribed in Coulomb's cone
-        self.pyramid_coefficient = robot.mu / np.sqrt(2.0)
+        if pyramid_coefficient is not None and not (np.isfinite(pyramid_coefficient) and 0 < pyramid_coefficient <= robot.mu / np.sqrt(2.0)):
+            raise ValueError(f"pyramid_coefficient: expected c in (0, mu / sqrt(2)] = (0, {robot.mu / np.sqrt(2.0):.3f}], got {pyramid_coefficient!r}")
+        #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: by default ``mu / sqrt(2)``, inscribed in Coulomb's cone
+        self.pyramid_coefficient = robot.mu / np.sqrt(2.0) if pyramid_coefficient is None else float(pyramid_coefficient)
         #: what the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`, the flat ground by default, or
         #: :class:`~trajopt.mpc.terrain_ground.TerrainGround`)
         self.ground = GroundPlane() if ground is None else ground
@@ -345,7 +351,7 @@ class LeggedMPC:
         if need > self.pyramid_coefficient:
             raise ValueError(
                 f"ground: standing on this slope ({np.degrees(np.arccos(self.ground.normal[2])):.1f} deg) takes a friction ratio of {need:.3f} along the plane; "
-                f"the horizon's pyramid allows {self.pyramid_coefficient:.3f} (mu = {robot.mu:g} / sqrt(2))"
+                f"the horizon's pyramid allows {self.pyramid_coefficient:.3f} (mu = {robot.mu:g})"
             )
         self.apex = scale.distance(0.08) if apex is None else float(apex)
         if not (np.isfinite(foot_sink) and foot_sink >= 0):

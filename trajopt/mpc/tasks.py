@@ -30,6 +30,8 @@ what ``trajopt mpc NAME`` runs:
   on flat ground, our KKT plant, the robot standing :data:`PLAN_WAIT` s first
   and :data:`PLAN_STANDING_TIME` s after the plan (``duration``); a jump over
   a terrain with :data:`TERRAIN_JUMP_TORQUE_WEIGHT` and :data:`TERRAIN_SWING_WEIGHT`;
+  over the stones with the friction pyramid :data:`STONES_PYRAMID`; a plan that
+  puts a knee into the ground is refused (Solo12's jump without ``link_clearance``);
 - a tracking problem (one with ``reference_states(times)``, such as
   ``quadrotor-track``): a horizon of ``horizon`` seconds over the same model,
   costs and bounds, whose references follow ``reference_states`` from each
@@ -49,6 +51,7 @@ from ..legged.contact_implicit import ContactImplicitProblem
 from ..legged.ocp import LeggedProblem
 from ..legged.scaling import GaitScale
 from ..problem import Problem
+from ..report import shank_lines
 from ..solvers import solve
 from ..terrain.blocks import BlockTerrain
 from .controller import MPC, InitialState, Update
@@ -84,6 +87,11 @@ PLAN_TORQUE_WEIGHT = 1e-2
 #: the terrain tasks' weight (:data:`TERRAIN_SWING_WEIGHT`): with a jump's weights the robot left the ground late and
 #: landed short of the plan's feet, or fell (docs/design/mpc.md has the runs).
 TERRAIN_JUMP_TORQUE_WEIGHT = 0.1
+#: Over stepping stones, the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z`` has ``c = STONES_PYRAMID mu``: the
+#: square inside Coulomb's cone and MuJoCo's pyramidal cone (``|f_x| + |f_y| <= mu f_z``) in every direction. With the
+#: gaits' ``mu / sqrt(2)``, Solo12's stance feet, loaded at half their normal force, slid off their stones
+#: (docs/design/mpc.md).
+STONES_PYRAMID = 0.5
 #: The time step (s) of a legged robot's plant (MuJoCo or our KKT plant), which applies the plan's feedback law at every step.
 PLANT_STEP = 1e-3
 #: The plant's time step (s) for a robot whose contact points share a rigid body (the humanoid's soles): stepped at 1 ms,
@@ -243,11 +251,17 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
     plan = solve(problem)
     if not plan.success:
         raise ValueError(f"problem: the offline plan of {problem.name!r} did not converge ({plan.status}); nothing to follow")
-    if problem.schedule.name in PLANNED_SCHEDULES and problem.terrain_plan is not None:  # a jump over a terrain
+    knee_down = shank_lines(plan, problem)[1]
+    if knee_down:  # followed, the robot puts that knee on the floor and falls (Solo12's jump without the rows)
+        reason = knee_down[0].removeprefix("WARNING: ").split(";")[0]
+        raise ValueError(f"problem: the offline plan of {problem.name!r} cannot be followed: {reason}; plan it with -p link_clearance=0.01 (the shanks 1 cm above the ground)")
+    jumps = problem.schedule.name in PLANNED_SCHEDULES
+    if jumps and problem.terrain_plan is not None:  # a jump over a terrain
         weights = replace(LeggedMPCWeights(), torque=TERRAIN_JUMP_TORQUE_WEIGHT, swing_foot=TERRAIN_SWING_WEIGHT)
     else:
         weights = replace(LeggedMPCWeights(), torque=PLAN_TORQUE_WEIGHT)
-    legged = PlanTrackingMPC(plan, start=PLAN_WAIT, horizon=DEFAULT_HORIZON if horizon is None else horizon, weights=weights)
+    pyramid = None if jumps else STONES_PYRAMID * problem.robot.mu  # a gait over stones: a foot that slides falls off its stone
+    legged = PlanTrackingMPC(plan, start=PLAN_WAIT, horizon=DEFAULT_HORIZON if horizon is None else horizon, weights=weights, pyramid_coefficient=pyramid)
     x0 = problem.x0.copy()
     plant = _legged_plant(problem, legged, x0, problem.terrain)
     duration = legged.plan_end + PLAN_STANDING_TIME

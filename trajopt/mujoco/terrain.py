@@ -20,8 +20,9 @@ body other than a foot with the terrain. The feet's own shapes are left out
 (the contact spheres stand for them), and every shape on a link that carries
 a foot is cut back to end :data:`FOOT_CLEARANCE` short of the contact point,
 along its axis nearest the foot (a shank's box reaches the foot's centre,
-where the plan's contact point is). The links meet a second copy of the
-terrain (:data:`LINK_TERRAIN`), moved down by the radius of the robot's real
+where the plan's contact point is), or left out when nothing of it is left
+(ANYmal C's shank cover). The links meet a second copy of the terrain
+(:data:`LINK_TERRAIN`), moved down by the radius of the robot's real
 feet (:func:`foot_radius`, the URDF's foot sphere, 2 cm on the Go1) instead
 of the small contact spheres' ``r``: the plans put the feet's centres on the
 terrain, so the real terrain is a real foot's radius below them, and that is
@@ -34,7 +35,7 @@ nothing else.
 """
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import mujoco
 import numpy as np
@@ -97,9 +98,10 @@ def add_terrain(spec: "mujoco.MjSpec", terrain: Any, radius: float, prefix: str 
     return geoms
 
 
-def _cut_back(size: np.ndarray, placement: pin.SE3, kind: str, foot: np.ndarray) -> Tuple[np.ndarray, pin.SE3]:
+def _cut_back(size: np.ndarray, placement: pin.SE3, kind: str, foot: np.ndarray) -> Optional[Tuple[np.ndarray, pin.SE3]]:
     """A box (half sizes) or cylinder/capsule (radius, half length) shortened along its axis nearest
-    ``foot`` (joint frame) to end :data:`FOOT_CLEARANCE` short of it; unchanged when it already does."""
+    ``foot`` (joint frame) to end :data:`FOOT_CLEARANCE` short of it; unchanged when it already does; ``None`` when
+    nothing of it is left (the whole shape lies within that distance of the foot, as ANYmal C's shank cover does)."""
     R, c = placement.rotation, placement.translation
     axes = [0, 1, 2] if kind == "box" else [2]
     halves = list(size) if kind == "box" else [size[1]]
@@ -110,6 +112,8 @@ def _cut_back(size: np.ndarray, placement: pin.SE3, kind: str, foot: np.ndarray)
     if end >= half:
         return size, placement
     lo, hi = -half, min(half, end)
+    if hi <= lo:
+        return None
     new_half = 0.5 * (hi - lo)
     shift = np.zeros(3)
     shift[axis] = np.sign(reach) * 0.5 * (hi + lo)
@@ -156,7 +160,10 @@ def add_body_collisions(spec: "mujoco.MjSpec", robot: Any, body_of_joint: Any) -
                 if np.linalg.norm(placement.translation - foot) < size[0] + FOOT_CLEARANCE:
                     continue
             else:
-                size, placement = _cut_back(size, placement, "box" if kind == "box" else "cylinder", foot)
+                kept = _cut_back(size, placement, "box" if kind == "box" else "cylinder", foot)
+                if kept is None:
+                    continue
+                size, placement = kept
         mj_type = {"box": mujoco.mjtGeom.mjGEOM_BOX, "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER, "capsule": mujoco.mjtGeom.mjGEOM_CAPSULE, "sphere": mujoco.mjtGeom.mjGEOM_SPHERE}[kind]
         name = f"body_{k}_{obj.name}"
         geom = body_of_joint(obj.parentJoint).add_geom(name=name, type=mj_type, size=np.r_[size, np.zeros(3 - len(size))], pos=placement.translation, quat=_quat(placement.rotation))
