@@ -29,7 +29,7 @@ the problem:
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -88,24 +88,47 @@ def _legged_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str]
             *found,
         ]
     )
-    shank, warnings = shank_lines(solution, problem)
+    shank, warnings = _shank_lines(solution, problem)
     lines += shank + _rows([("gait", f"{schedule.N} knots, dt = {schedule.dt:g} s (#: stance, -: swing)")])
     return lines + ["    " + line for line in gait_text(schedule.stance, schedule.foot_names)], warnings
 
 
-def shank_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str], list[str]]:
-    """The lowest shank end's line and, when it is below the ground, a warning (module docstring); none over a terrain,
-    for robots whose contacts share a body (soles) or whose feet sit within a few centimetres of their knees."""
+def _lowest_shank(solution: Solution, problem: LeggedProblem) -> Optional[tuple[float, str, int]]:
+    """The lowest shank end's height (m), foot name and knot; ``None`` where it is not checked (module docstring): over
+    a terrain, for robots whose contacts share a body (soles) or whose feet sit within a few centimetres of their knees."""
     robot = problem.robot
     if problem.terrain_plan is not None or robot.shared_contacts() or not has_shanks(robot):
-        return [], []
+        return None
     height, foot, knot = lowest_shank_point(robot, solution.states)
-    name = problem.schedule.foot_names[foot]
+    return height, problem.schedule.foot_names[foot], knot
+
+
+def _below_ground(lowest: Optional[tuple[float, str, int]]) -> Optional[str]:
+    """The sentence of :func:`shank_below_ground` for the lowest shank end ``lowest`` (:func:`_lowest_shank`)."""
+    if lowest is None or lowest[0] >= -SHANK_WARNING:
+        return None
+    height, name, knot = lowest
+    return f"{name}'s shank goes {100 * -height:.2f} cm below the ground at knot {knot}: the robot would put its knee there"
+
+
+def shank_below_ground(solution: Solution, problem: LeggedProblem) -> Optional[str]:
+    """What the plan does wrong when its lowest shank end is more than :data:`SHANK_WARNING` below the ground (e.g.
+    ``"HR_FOOT's shank goes 5.40 cm below the ground at knot 28: the robot would put its knee there"``), else ``None``."""
+    return _below_ground(_lowest_shank(solution, problem))
+
+
+def _shank_lines(solution: Solution, problem: LeggedProblem) -> tuple[list[str], list[str]]:
+    """The lowest shank end's line and, when it is below the ground, a warning (module docstring)."""
+    lowest = _lowest_shank(solution, problem)
+    if lowest is None:
+        return [], []
+    height, name, knot = lowest
     lines = _rows([("lowest shank end", f"z = {100 * height:.2f} cm ({name}'s, knot {knot}; the ground at z = 0 carries the feet's centres)")])
-    if height >= -SHANK_WARNING:
+    below = _below_ground(lowest)
+    if below is None:
         return lines, []
     hint = "" if problem.link_clearance is not None else "; LeggedProblem's link_clearance (-p link_clearance=0 on a jump) holds the shanks above it"
-    return lines, [f"WARNING: {name}'s shank goes {100 * -height:.2f} cm below the ground at knot {knot}: the robot would put its knee there{hint}"]
+    return lines, [f"WARNING: {below}{hint}"]
 
 
 def _homotopy_lines(stages: Sequence[dict]) -> list[str]:

@@ -340,10 +340,11 @@ class LeggedMPC:
         self.commands = profile.clamped(self.limits)
         self.weights = (weights or LeggedMPCWeights()).scaled(scale)
         self.set_step_timing(step_timing)
-        if pyramid_coefficient is not None and not (np.isfinite(pyramid_coefficient) and 0 < pyramid_coefficient <= robot.mu / np.sqrt(2.0)):
-            raise ValueError(f"pyramid_coefficient: expected c in (0, mu / sqrt(2)] = (0, {robot.mu / np.sqrt(2.0):.3f}], got {pyramid_coefficient!r}")
+        inscribed = robot.mu / np.sqrt(2.0)
+        if pyramid_coefficient is not None and not (np.isfinite(pyramid_coefficient) and 0 < pyramid_coefficient <= inscribed):
+            raise ValueError(f"pyramid_coefficient: expected c in (0, mu / sqrt(2)] = (0, {inscribed:.3f}], got {pyramid_coefficient!r}")
         #: ``c`` of the horizon's friction pyramid ``|f_x|, |f_y| <= c f_z``: by default ``mu / sqrt(2)``, inscribed in Coulomb's cone
-        self.pyramid_coefficient = robot.mu / np.sqrt(2.0) if pyramid_coefficient is None else float(pyramid_coefficient)
+        self.pyramid_coefficient = inscribed if pyramid_coefficient is None else float(pyramid_coefficient)
         #: what the horizon walks on (:class:`~trajopt.mpc.ground_plane.GroundPlane`, the flat ground by default, or
         #: :class:`~trajopt.mpc.terrain_ground.TerrainGround`)
         self.ground = GroundPlane() if ground is None else ground

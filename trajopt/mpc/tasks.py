@@ -51,7 +51,7 @@ from ..legged.contact_implicit import ContactImplicitProblem
 from ..legged.ocp import LeggedProblem
 from ..legged.scaling import GaitScale
 from ..problem import Problem
-from ..report import shank_lines
+from ..report import shank_below_ground
 from ..solvers import solve
 from ..terrain.blocks import BlockTerrain
 from .controller import MPC, InitialState, Update
@@ -251,10 +251,9 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
     plan = solve(problem)
     if not plan.success:
         raise ValueError(f"problem: the offline plan of {problem.name!r} did not converge ({plan.status}); nothing to follow")
-    knee_down = shank_lines(plan, problem)[1]
-    if knee_down:  # followed, the robot puts that knee on the floor and falls (Solo12's jump without the rows)
-        reason = knee_down[0].removeprefix("WARNING: ").split(";")[0]
-        raise ValueError(f"problem: the offline plan of {problem.name!r} cannot be followed: {reason}; plan it with -p link_clearance=0.01 (the shanks 1 cm above the ground)")
+    knee_down = shank_below_ground(plan, problem)
+    if knee_down is not None:  # followed, the robot puts that knee on the floor and falls (Solo12's jump without the rows)
+        raise ValueError(f"problem: the offline plan of {problem.name!r} cannot be followed: {knee_down}; plan it with -p link_clearance=0.01 (the shanks 1 cm above the ground)")
     jumps = problem.schedule.name in PLANNED_SCHEDULES
     if jumps and problem.terrain_plan is not None:  # a jump over a terrain
         weights = replace(LeggedMPCWeights(), torque=TERRAIN_JUMP_TORQUE_WEIGHT, swing_foot=TERRAIN_SWING_WEIGHT)
