@@ -1,11 +1,12 @@
-"""The receding horizon over the terrains it plans offline: the Go1 up the stairs and across the stepping stones, Solo12 across its stones, in MuJoCo.
+"""The receding horizon over the terrains it plans offline: the Go1 and ANYmal B up the stairs, the Go1 and Solo12 across the stepping stones, in MuJoCo.
 
 Each case is ``trajopt mpc NAME``'s default task (the plan's start, walking to
 where the plan ends and standing there; MuJoCo building the terrain as
 ``trajopt verify`` does), run ``--runs`` times from random start phases: the
 robot stands for a random time in ``[0, T)`` (``T`` the horizon's trot period)
 before it trots, so that its feet meet the edges at another phase of the gait
-each run. Over the stones the horizon follows the solved plan
+each run. Over the stones, on the stairs of a robot whose knees point forward
+(ANYmal B) and in a ``+plan`` case the horizon follows the solved plan
 (:func:`trajopt.mpc.tasks.follows_its_plan`): the random time is added to the
 stand before the plan starts, and the runs differ in that start alone (the
 footholds are the plan's). Per run:
@@ -22,9 +23,11 @@ tick``) unless ``--delay measured``: the tick is not real-time on these
 machines (see the MPC benchmarks).
 
 A case ``NAME:ROBOT`` (``stones:solo12``) is the any-quadruped problem ``NAME`` on
-``ROBOT`` (``trajopt mpc NAME --robot ROBOT``).
+``ROBOT`` (``trajopt mpc NAME --robot ROBOT``); a case ending in ``+plan``
+(``stairs:solo12+plan``) follows the solved plan where the default task
+generates the gait (``trajopt mpc NAME --follow-plan``).
 
-    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones,stones:solo12] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
+    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones,stones:solo12,stairs:anymal_b] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
 """
 from __future__ import annotations
 
@@ -60,17 +63,21 @@ def on_final_regions(problem: Any, state: np.ndarray) -> bool:
     return True
 
 
+#: The suffix of a case whose horizon follows the solved plan (module docstring).
+FOLLOW_PLAN = "+plan"
+
+
 def case_problem(case: str) -> Any:
-    """The registered problem of a case, ``NAME`` or ``NAME:ROBOT`` (module docstring)."""
-    name, _, robot = case.partition(":")
+    """The registered problem of a case, ``NAME`` or ``NAME:ROBOT``, with or without ``+plan`` (module docstring)."""
+    name, _, robot = case.removesuffix(FOLLOW_PLAN).partition(":")
     return problems.get(name, robot=robot) if robot else problems.get(name)
 
 
 def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
     """One run of ``case``'s task (:func:`case_problem`), standing ``wait`` s before trotting; its outcome."""
     problem = case_problem(case)
-    if follows_its_plan(problem):
-        task = mpc_task(problem)
+    if follows_its_plan(problem) or case.endswith(FOLLOW_PLAN):
+        task = mpc_task(problem, follow_plan=True)
         task.legged.plan_start += wait
     else:
         task = mpc_task(problem, gaits=GaitSchedule([(0.0, "stand"), (wait, "trot")]) if wait > 0 else None)
@@ -89,7 +96,7 @@ def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", default="go1-stairs,go1-stones,stones:solo12", help="comma-separated registered terrain problems, NAME or NAME:ROBOT")
+    parser.add_argument("--cases", default="go1-stairs,go1-stones,stones:solo12,stairs:anymal_b", help="comma-separated registered terrain problems, NAME or NAME:ROBOT, +plan to follow the solved plan")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", default="tick")
     parser.add_argument("--seed", type=int, default=0)

@@ -5,7 +5,10 @@ says what each kind becomes): ``go1-stand``, ``go1-trot`` (trotting in place
 unless a velocity is commanded), ``trot --robot solo12``, ``quadrotor-track``,
 ``cartpole``, ... The legged robots run in MuJoCo with its default contacts
 (``--contact matched``: the stiff contacts of ``trajopt verify``) or in our
-KKT plant (``--sim own``). The controller ticks at ``--rate`` Hz; its plan
+KKT plant (``--sim own``); ``--follow-plan`` / ``--no-follow-plan`` choose
+whether a legged robot's horizon follows the problem's solved plan or
+generates its gait (by default jumps, stepping stones and the stairs of a
+robot whose knees point forward follow their plans). The controller ticks at ``--rate`` Hz; its plan
 reaches the plant after the measured solve time (``--delay measured``, the
 default: the plant does not wait), one tick late (``--delay tick``) or a
 fixed delay in seconds; with ``--realtime`` nothing is emulated: the plant
@@ -90,6 +93,10 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--yaw-rate", type=float, default=0.0, metavar="W", help="commanded yaw rate [rad/s] (legged)")
     group.add_argument("--command", dest="command_file", metavar="FILE", help="time-varying commands (legged): CSV with columns t,vx,vy,yaw_rate[,gait], held piecewise constant")
     group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner, and the footholds follow the measured base (quadrupeds, flat ground; default: the feet land on the gait's clock, under the reference)")
+    group.add_argument(
+        "--follow-plan", action=argparse.BooleanOptionalAction, default=None,
+        help="follow the problem's solved plan, or generate the gait (legged; default: jumps, stepping stones and the stairs of robots whose knees point forward follow their plans, other gaits are generated)",
+    )  # fmt: skip
     group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")
     group.add_argument("--duration", type=float, metavar="S", help="simulated time [s] (default 5; on a slope, the plan's walk and 3 s standing)")
@@ -235,7 +242,7 @@ def mpc_command(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as clamped:
             warnings.simplefilter("always")
-            task = mpc_task(problem, args.horizon, commands, gaits)
+            task = mpc_task(problem, args.horizon, commands, gaits, follow_plan=args.follow_plan)
         for warning in clamped:
             print(f"warning: {warning.message}", file=sys.stderr)
         plant_options = {"payload": args.payload, "mu": args.mu, "contact": args.contact}
@@ -247,7 +254,7 @@ def mpc_command(args: argparse.Namespace) -> int:
             raise UsageError("--compensate: the joints' damping and friction are simulated by a legged robot's realistic MuJoCo plant, or by a --plant FILE.xml")
         plant = task.plant(**({"sim": args.sim} if args.sim else {}), **plant_options)
         if args.model_armature:  # the controller's robot with the file's rotor inertias; the plant stays
-            task = mpc_task(problem, args.horizon, commands, gaits, robot=problem.robot.with_armature(plant.passive()["armature"]))
+            task = mpc_task(problem, args.horizon, commands, gaits, robot=problem.robot.with_armature(plant.passive()["armature"]), follow_plan=args.follow_plan)
             task.legged.foot_sink = plant.foot_sink  # what task.plant(mjcf=) gave the first horizon
         if args.step_sooner:
             if task.legged is None or task.terrain is not None or isinstance(task.legged, PlanTrackingMPC):

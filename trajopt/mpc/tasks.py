@@ -22,9 +22,11 @@ what ``trajopt mpc NAME`` runs:
   ``humanoid-walk``) stands and walks in the same horizon, in a plant stepped
   at :data:`SOLE_PLANT_STEP` (:func:`plant_step`);
 - a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
-  ``go1-jump``, ``jump --robot NAME``, ``go1-gap``) or a gait over stepping stones (a block
+  ``go1-jump``, ``jump --robot NAME``, ``go1-gap``), a gait over stepping stones (a block
   terrain whose floor gives no footing: ``go1-stones``, ``stones --robot
-  NAME``; :func:`follows_its_plan`): its plan solved offline, then followed
+  NAME``; :func:`requires_its_plan`), a gait on stairs for a robot whose knees
+  point forward (``stairs --robot anymal_b``; :func:`follows_its_plan`), or any
+  legged problem with ``follow_plan=True``: its plan solved offline, then followed
   by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
   in MuJoCo (on the stones as :func:`trajopt.mujoco.verify` builds them) or,
   on flat ground, our KKT plant, the robot standing :data:`PLAN_WAIT` s first
@@ -130,7 +132,7 @@ class MPCTask:
         return MPC(self.problem, update=self.update, on_reset=self.on_reset, initial_state=self.initial_state, **options)
 
 
-def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None, robot: Any = None) -> MPCTask:
+def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = None, gaits: Optional[GaitSchedule] = None, robot: Any = None, follow_plan: Optional[bool] = None) -> MPCTask:
     """The closed-loop task of ``problem``: a legged problem becomes its robot's gait in a receding
     horizon (:class:`~trajopt.mpc.legged.LeggedMPC`, run in MuJoCo or our KKT plant), a tracking
     problem (one with ``reference_states(times)``) a horizon of its model following that reference
@@ -140,7 +142,9 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     :class:`~trajopt.mpc.commands.CommandProfile`; default: in place) and ``gaits`` (a
     :class:`~trajopt.mpc.gaits.GaitSchedule`; default: the problem's gait throughout) and ``robot``, the
     controller's model of the robot when it is not the problem's (e.g. :meth:`models.LeggedRobot.with_armature`;
-    the plant keeps the problem's). A legged task's ``plant(mjcf=FILE)`` runs a user's MJCF
+    the plant keeps the problem's). ``follow_plan``: whether a legged problem's horizon follows its solved plan
+    (``True``) or generates its gait (``False``, refused for a problem that :func:`requires_its_plan`); by default
+    (``None``) :func:`follows_its_plan` decides. A legged task's ``plant(mjcf=FILE)`` runs a user's MJCF
     (:class:`~trajopt.mujoco.foreign.ForeignPlant`) and sets the horizon's ``foot_sink`` to the depth the
     file's feet sink under the standing weight, so that the swing feet clear its soft ground. Raises
     ``ValueError`` for commands or gaits given to a problem that is not legged, and for a
@@ -149,12 +153,20 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     finds its gait offline (:class:`~trajopt.legged.contact_implicit.ContactImplicitProblem`)."""
     if isinstance(problem, ContactImplicitProblem):
         raise ValueError(f"problem: {problem.name!r} finds a gait offline (trajopt solve {problem.name}); the receding horizon runs the gaits {', '.join(GAITS)} with their schedules")
+    if follow_plan not in (None, True, False):
+        raise ValueError(f"follow_plan: expected True, False or None, got {follow_plan!r}")
     if isinstance(problem, LeggedProblem):
         if problem.free_time:
             raise ValueError(f"timing: the receding horizon runs {problem.name!r} on its gait's fixed schedule; free phase durations are for offline plans (timing='fixed')")
-        if follows_its_plan(problem):
+        if follow_plan and problem.robot.shared_contacts():
+            raise ValueError(f"follow_plan: the plan-following horizon is for point-footed robots; {problem.name!r} stands on soles and its horizon generates its steps")
+        if follow_plan is False and requires_its_plan(problem):
+            raise ValueError(f"follow_plan: {problem.name!r} ({problem.schedule.name}{' over stepping stones' if problem.schedule.name not in PLANNED_SCHEDULES else ''}) runs only by following its solved plan")
+        if follows_its_plan(problem) if follow_plan is None else follow_plan:
             return _plan_task(problem, horizon, commands, gaits, robot)
         return _legged_task(problem, horizon, commands, gaits, robot)
+    if follow_plan is not None:
+        raise ValueError(f"follow_plan: a legged robot's horizon follows its plan or generates its gait; {problem.name!r} is not legged")
     if robot is not None:
         raise ValueError(f"robot: the controller's robot replaces a legged problem's; {problem.name!r} is not one")
     if _moves(commands) or gaits is not None:
@@ -234,17 +246,30 @@ def plant_step(robot: Any) -> float:
     return SOLE_PLANT_STEP if robot.shared_contacts() else PLANT_STEP
 
 
-def follows_its_plan(problem: LeggedProblem) -> bool:
-    """Whether the receding horizon of ``problem`` follows its solved plan (:func:`_plan_task`) rather than generating
-    its gait: a jump (:data:`PLANNED_SCHEDULES`), or a gait over a block terrain whose floor gives no footing (stepping
-    stones), where the plan's footholds are chosen for the whole crossing; chosen one landing at a time, the Go1 fell
-    between the stones (docs/design/mpc.md)."""
+def requires_its_plan(problem: LeggedProblem) -> bool:
+    """Whether the receding horizon of ``problem`` can only follow its solved plan (:func:`_plan_task`): a jump
+    (:data:`PLANNED_SCHEDULES`), or a gait over a block terrain whose floor gives no footing (stepping stones), where
+    the plan's footholds are chosen for the whole crossing; chosen one landing at a time, the Go1 fell between the
+    stones (docs/design/mpc.md)."""
     terrain = problem.terrain
     return problem.schedule.name in PLANNED_SCHEDULES or (isinstance(terrain, BlockTerrain) and not terrain.floor_standable)
 
 
+def follows_its_plan(problem: LeggedProblem) -> bool:
+    """Whether the receding horizon of ``problem`` follows its solved plan by default rather than generating its gait:
+    when it :func:`requires_its_plan`, and for a gait on stairs (a block terrain whose floor gives footing) when a knee
+    of the robot points forward in its standing posture (:meth:`models.LeggedRobot.knee_directions`: ANYmal's and
+    HyQ's hind knees). The generated gait keeps the feet off the edges, not the links; a hind knee that points forward
+    leads its leg into the riser ahead, and ANYmal B fell with a thigh on the first stair. Its plan, one whole-body
+    solve of the climb, keeps its legs off the edges, and followed it climbs (docs/design/mpc.md)."""
+    if requires_its_plan(problem):
+        return True
+    robot = problem.robot
+    return isinstance(problem.terrain, BlockTerrain) and "forward" in robot.knee_directions(robot.init_state())
+
+
 def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
-    """The task of a problem that :func:`follows_its_plan` (module docstring): its plan solved offline, then followed by a
+    """The task whose horizon follows ``problem``'s plan (module docstring): the plan solved offline, then followed by a
     receding horizon, in MuJoCo on the problem's terrain (the flat floor without one)."""
     if _moves(commands) or gaits is not None or controller_robot is not None:
         raise ValueError(f"problem: {problem.name!r} runs its offline plan ({problem.schedule.name}) under feedback; it takes no velocity commands, gaits or controller robot")

@@ -7,7 +7,7 @@ horizontal (every block's top and the floor). Its floor must give footing:
 over stepping stones (footing on the blocks only) the footholds below, each
 chosen for one landing, made the Go1 fall in MuJoCo, and such terrains are
 refused (docs/design/mpc.md): their tasks follow the solved plan instead
-(:func:`trajopt.mpc.tasks.follows_its_plan`).
+(:func:`trajopt.mpc.tasks.requires_its_plan`).
 
 - **heights:** ``z = h(x, y) + c``, ``h`` the terrain's height and ``c`` the
   offset of the stance feet from it, estimated at every tick as on a plane
