@@ -238,7 +238,8 @@ ends, then standing; MuJoCo building the terrain as `trajopt verify` does;
 time within the trot's period before it trots), delay {settings['delay']}. Over
 the stepping stones the horizon follows the solved plan, whose footholds are
 chosen for the whole crossing, and so it does on the stairs of a robot whose
-hind knees point forward (ANYmal B; `+plan` forces it on another case): the
+hind knees point forward (ANYmal B and C; `+plan` forces it on another
+case): the
 random time is added to the stand before the plan starts, and the runs differ
 in that start alone. A run arrived when
 no link but a foot touched the terrain and every foot ended over the foot

@@ -1,4 +1,4 @@
-"""The receding horizon over the terrains it plans offline: the Go1 and ANYmal B up the stairs, the Go1 and Solo12 across the stepping stones, in MuJoCo.
+"""The receding horizon over the terrains it plans offline: the Go1 and ANYmal B and C up the stairs, the Go1 and Solo12 across the stepping stones, in MuJoCo.
 
 Each case is ``trajopt mpc NAME``'s default task (the plan's start, walking to
 where the plan ends and standing there; MuJoCo building the terrain as
@@ -6,7 +6,7 @@ where the plan ends and standing there; MuJoCo building the terrain as
 robot stands for a random time in ``[0, T)`` (``T`` the horizon's trot period)
 before it trots, so that its feet meet the edges at another phase of the gait
 each run. Over the stones, on the stairs of a robot whose knees point forward
-(ANYmal B) and in a ``+plan`` case the horizon follows the solved plan
+(ANYmal B and C) and in a ``+plan`` case the horizon follows the solved plan
 (:func:`trajopt.mpc.tasks.follows_its_plan`): the random time is added to the
 stand before the plan starts, and the runs differ in that start alone (the
 footholds are the plan's). Per run:
@@ -27,7 +27,7 @@ A case ``NAME:ROBOT`` (``stones:solo12``) is the any-quadruped problem ``NAME`` 
 (``stairs:solo12+plan``) follows the solved plan where the default task
 generates the gait (``trajopt mpc NAME --follow-plan``).
 
-    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones,stones:solo12,stairs:anymal_b] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
+    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones,stones:solo12,stairs:anymal_b,stairs:anymal_c] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", default="go1-stairs,go1-stones,stones:solo12,stairs:anymal_b", help="comma-separated registered terrain problems, NAME or NAME:ROBOT, +plan to follow the solved plan")
+    parser.add_argument("--cases", default="go1-stairs,go1-stones,stones:solo12,stairs:anymal_b,stairs:anymal_c", help="comma-separated registered terrain problems, NAME or NAME:ROBOT, +plan to follow the solved plan")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", default="tick")
     parser.add_argument("--seed", type=int, default=0)

@@ -106,6 +106,10 @@ def stairs_problem(robot: Any, rise: Optional[float], run: Optional[float], coun
     The first edge is placed so that the front and hind feet land the same
     distance before and after the middle of their treads; ``cycles`` (default)
     is the fewest that bring every foot onto the last tread (top or bottom).
+    That tread is 1 m long, or longer where the robot needs it: at least its
+    front-to-hind foot distance plus a run, so that the front feet stand a
+    half tread or more from its far end while the hind feet stand on its near
+    half (ANYmal C's front feet were planned past the end of a 1 m tread).
     """
     scale, go1 = GaitScale.of(robot), GO1_TERRAIN["stairs"]
     rise = scale.distance(go1["rise"]) if rise is None else rise
@@ -118,7 +122,7 @@ def stairs_problem(robot: Any, rise: Optional[float], run: Optional[float], coun
     if cycles is None:
         last_edge = start + (count - 1) * run
         cycles = max(1, math.ceil((last_edge + run / 2 - offset - hind) / run - 1e-9))
-    terrain = T.stairs(rise=rise, run=run, count=count, start=start, width=max(1.2, 3 * (front - hind)), landing=max(1.0, 2 * run), down=down)
+    terrain = T.stairs(rise=rise, run=run, count=count, start=start, width=max(1.2, 3 * (front - hind)), landing=max(1.0, 2 * run, (front - hind) + run), down=down)
     return _walk(
         robot, terrain, run, scale.distance(go1["apex"]) if apex is None else apex, _cycles(cycles),
         scale.duration(GO1_PERIOD) if period is None else period, scale.distance(GO1_CLEARANCE) if clearance is None else clearance, formulation, friction, name,

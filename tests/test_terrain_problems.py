@@ -17,6 +17,7 @@ import pytest
 
 import problems
 from models import Go1
+from problems.terrain import _front_hind
 from trajopt import terrain as T
 from trajopt.legged import LeggedProblem, gait
 from trajopt.plotting.legged import plot_foot_heights
@@ -65,6 +66,21 @@ def test_flat_terrain_keeps_the_flat_problem():
 def test_impossible_terrain_raises_a_clear_error_before_the_solve(name, params, message):
     with pytest.raises(ValueError, match=message):
         problems.get(name, **params)
+
+
+@pytest.mark.parametrize("robot", ["go1", "anymal_b", "anymal_c"])
+def test_the_top_tread_holds_the_whole_robot_with_room_in_front(robot):
+    """Every foot's last foothold on the top tread, the front ones at least half a run from its far end: the tread is 1 m
+    long, or the front-to-hind foot distance plus a run where that is longer (ANYmal C's front feet were planned past
+    the end of a 1 m tread, onto the floor, and its stairs refused)."""
+    problem = problems.get("stairs", robot=robot)
+    top = problem.terrain.blocks[-1]
+    near, far = top.vertices[:, 0].min(), top.vertices[:, 0].max()
+    feet = problem.terrain_plan.footholds[-1]
+    run = near - problem.terrain.blocks[-2].vertices[:, 0].min()
+    standing_front, standing_hind = _front_hind(problem.robot)  # the standing feet's extent along x
+    assert far - near == pytest.approx(max(1.0, 2 * run, standing_front - standing_hind + run), rel=1e-12)
+    assert feet[:, 0].min() > near and far - feet[:, 0].max() >= run / 2 and np.allclose(feet[:, 2], top.top)
 
 
 def test_a_swing_over_ground_above_the_hips_is_refused():
