@@ -52,6 +52,8 @@ def test_the_horizon_carries_the_plans_schedule_through_the_flight(plan):
 def test_what_a_plan_tracking_horizon_refuses():
     with pytest.raises(ValueError, match="plan: expected a solution of a legged problem"):
         PlanTrackingMPC(solve(problems.get("pendulum")))
+    with pytest.raises(ValueError, match="^plan: a plan-tracking horizon follows point feet; 'humanoid-walk' stands on soles"):
+        PlanTrackingMPC(type("Plan", (), {"problem": problems.get("humanoid-walk")})())  # refused before its states are read
     legged_plan = type("Plan", (), {"problem": problems.get("go1-jump")})()
     with pytest.raises(ValueError, match="start: expected a wait >= 0 s"):
         PlanTrackingMPC(legged_plan, start=-1.0)

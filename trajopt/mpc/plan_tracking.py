@@ -63,6 +63,8 @@ class PlanTrackingMPC(LeggedMPC):
         problem = getattr(plan, "problem", None)
         if not isinstance(problem, LeggedProblem):
             raise ValueError("plan: expected a solution of a legged problem with its problem attached")
+        if problem.robot.shared_contacts():
+            raise ValueError(f"plan: a plan-tracking horizon follows point feet; {problem.name!r} stands on soles (contact points sharing a body)")
         if not (np.isfinite(start) and start >= 0):
             raise ValueError(f"start: expected a wait >= 0 s before the plan, got {start!r}")
         self.plan, self.plan_problem, self.plan_start = plan, problem, float(start)

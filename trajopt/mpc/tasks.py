@@ -158,7 +158,7 @@ def mpc_task(problem: Problem, horizon: Optional[float] = None, commands: Any = 
     if isinstance(problem, LeggedProblem):
         if problem.free_time:
             raise ValueError(f"timing: the receding horizon runs {problem.name!r} on its gait's fixed schedule; free phase durations are for offline plans (timing='fixed')")
-        if follow_plan and problem.robot.shared_contacts():
+        if follow_plan and problem.robot.shared_contacts():  # PlanTrackingMPC refuses soles too; here before the plan's solve
             raise ValueError(f"follow_plan: the plan-following horizon is for point-footed robots; {problem.name!r} stands on soles and its horizon generates its steps")
         if follow_plan is False and requires_its_plan(problem):
             raise ValueError(f"follow_plan: {problem.name!r} ({problem.schedule.name}{' over stepping stones' if problem.schedule.name not in PLANNED_SCHEDULES else ''}) runs only by following its solved plan")
