@@ -236,12 +236,12 @@ ends, then standing; MuJoCo building the terrain as `trajopt verify` does;
 `NAME:ROBOT` is `trajopt mpc NAME --robot ROBOT`),
 {settings['runs']} runs from random start phases (the robot stands a random
 time within the trot's period before it trots), delay {settings['delay']}. Over
-the stepping stones the horizon follows the solved plan, whose footholds are
-chosen for the whole crossing, and so it does on the stairs of a robot whose
-hind knees point forward (ANYmal B and C; `+plan` forces it on another
-case): the
-random time is added to the stand before the plan starts, and the runs differ
-in that start alone. A run arrived when
+the stepping stones and the stairs the horizon follows the solved plan, whose
+footholds are chosen for the whole crossing and whose legs clear the edges:
+the random time is added to the stand before the plan starts, and the runs
+differ in that start alone. A `+gait` case generates the gait instead
+(`--no-follow-plan`): its horizon reads the terrain and places the footholds
+itself, one landing at a time. A run arrived when
 no link but a foot touched the terrain and every foot ended over the foot
 region of its plan's last foothold; a foothold taken is the foot at the
 middle of its stance phase.

@@ -1,15 +1,15 @@
-"""The receding horizon over the terrains it plans offline: the Go1 and ANYmal B and C up the stairs, the Go1 and Solo12 across the stepping stones, in MuJoCo.
+"""The receding horizon over the terrains it plans offline: the Go1, Solo12 and ANYmal B and C up the stairs, the Go1 and Solo12 across the stepping stones, in MuJoCo.
 
 Each case is ``trajopt mpc NAME``'s default task (the plan's start, walking to
 where the plan ends and standing there; MuJoCo building the terrain as
 ``trajopt verify`` does), run ``--runs`` times from random start phases: the
 robot stands for a random time in ``[0, T)`` (``T`` the horizon's trot period)
 before it trots, so that its feet meet the edges at another phase of the gait
-each run. Over the stones, on the stairs of a robot whose knees point forward
-(ANYmal B and C) and in a ``+plan`` case the horizon follows the solved plan
-(:func:`trajopt.mpc.tasks.follows_its_plan`): the random time is added to the
-stand before the plan starts, and the runs differ in that start alone (the
-footholds are the plan's). Per run:
+each run. Over the stones and the stairs, and in a ``+plan`` case, the
+horizon follows the solved plan (:func:`trajopt.mpc.tasks.follows_its_plan`):
+the random time is added to the stand before the plan starts, and the runs
+differ in that start alone (the footholds are the plan's). In a ``+gait``
+case the horizon generates the gait and reads the terrain itself. Per run:
 
 - fall or not (a link other than a foot touching the terrain is a fall);
 - whether every foot ends over the region the plan's last footholds stand
@@ -24,10 +24,11 @@ machines (see the MPC benchmarks).
 
 A case ``NAME:ROBOT`` (``stones:solo12``) is the any-quadruped problem ``NAME`` on
 ``ROBOT`` (``trajopt mpc NAME --robot ROBOT``); a case ending in ``+plan``
-(``stairs:solo12+plan``) follows the solved plan where the default task
-generates the gait (``trajopt mpc NAME --follow-plan``).
+follows the solved plan (``trajopt mpc NAME --follow-plan``), one ending in
+``+gait`` (``go1-stairs+gait``) generates the gait where the default task
+follows the plan (``--no-follow-plan``).
 
-    python bench/terrain_mpc.py [--cases go1-stairs,go1-stones,stones:solo12,stairs:anymal_b,stairs:anymal_c] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
+    python bench/terrain_mpc.py [--cases go1-stairs,go1-stairs+gait,go1-stones,stones:solo12,stairs:solo12,stairs:anymal_b,stairs:anymal_c] [--runs 10] [--delay tick] [--seed 0] [--json FILE]
 """
 from __future__ import annotations
 
@@ -63,24 +64,31 @@ def on_final_regions(problem: Any, state: np.ndarray) -> bool:
     return True
 
 
-#: The suffix of a case whose horizon follows the solved plan (module docstring).
-FOLLOW_PLAN = "+plan"
+#: The suffixes of a case whose horizon follows the solved plan, and of one that generates the gait (module docstring).
+FOLLOW_PLAN, GENERATE_GAIT = "+plan", "+gait"
 
 
 def case_problem(case: str) -> Any:
-    """The registered problem of a case, ``NAME`` or ``NAME:ROBOT``, with or without ``+plan`` (module docstring)."""
-    name, _, robot = case.removesuffix(FOLLOW_PLAN).partition(":")
+    """The registered problem of a case, ``NAME`` or ``NAME:ROBOT``, with or without a suffix (module docstring)."""
+    name, _, robot = case.removesuffix(FOLLOW_PLAN).removesuffix(GENERATE_GAIT).partition(":")
     return problems.get(name, robot=robot) if robot else problems.get(name)
+
+
+def follows_the_plan(case: str) -> bool:
+    """Whether ``case``'s horizon follows the solved plan: its suffix's choice, else the default task's."""
+    if case.endswith(FOLLOW_PLAN) or case.endswith(GENERATE_GAIT):
+        return case.endswith(FOLLOW_PLAN)
+    return follows_its_plan(case_problem(case))
 
 
 def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
     """One run of ``case``'s task (:func:`case_problem`), standing ``wait`` s before trotting; its outcome."""
     problem = case_problem(case)
-    if follows_its_plan(problem) or case.endswith(FOLLOW_PLAN):
+    if follows_the_plan(case):
         task = mpc_task(problem, follow_plan=True)
         task.legged.plan_start += wait
     else:
-        task = mpc_task(problem, gaits=GaitSchedule([(0.0, "stand"), (wait, "trot")]) if wait > 0 else None)
+        task = mpc_task(problem, gaits=GaitSchedule([(0.0, "stand"), (wait, "trot")]) if wait > 0 else None, follow_plan=False)
     mpc, plant = task.controller(mode="rti"), task.plant()
     result = run_closed_loop(mpc, plant, task.duration + wait, 50.0, delay=delay)
     stats = loop_statistics(result, task.problem.model)
@@ -96,7 +104,10 @@ def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", default="go1-stairs,go1-stones,stones:solo12,stairs:anymal_b,stairs:anymal_c", help="comma-separated registered terrain problems, NAME or NAME:ROBOT, +plan to follow the solved plan")
+    parser.add_argument(
+        "--cases", default="go1-stairs,go1-stairs+gait,go1-stones,stones:solo12,stairs:solo12,stairs:anymal_b,stairs:anymal_c",
+        help="comma-separated registered terrain problems, NAME or NAME:ROBOT, +plan to follow the solved plan, +gait to generate the gait",
+    )  # fmt: skip
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--delay", default="tick")
     parser.add_argument("--seed", type=int, default=0)

@@ -134,3 +134,23 @@ def test_standing_after_the_plan_holds_its_posture_on_the_feet_where_they_landed
     f_z = np.linalg.lstsq(columns[6:], torques - gravity[6:], rcond=None)[0]
     np.testing.assert_allclose(rnea(f_z), np.r_[np.zeros(6), torques], rtol=0, atol=1e-9)
     assert f_z.sum() == pytest.approx(robot.mass * 9.81, rel=1e-3) and (f_z > 0).all()
+
+
+def test_the_knots_past_the_plans_end_hold_its_last_posture_at_rest(plan):
+    """At a tick before the plan ends, its knots past the end reference the plan's last configuration with every velocity
+    zero, and the torques that hold it (those of :meth:`PlanTrackingMPC.holding_torques`), not the last state's velocity:
+    a gait's plan ends moving, and held as the reference past its end, that velocity asked the horizon to move and
+    stay in place at once (Solo12 slid off its top tread, docs/design/mpc.md)."""
+    mpc = PlanTrackingMPC(plan, start=0.3)
+    robot, problem = mpc.robot, mpc.problem
+    t = mpc.plan_end - 5.5 * mpc.dt
+    mpc.update(problem, t, plan.evaluate(t - 0.3)[0])
+    after = t + mpc.dt * np.arange(problem.N) >= mpc.plan_end
+    assert after.sum() == problem.N - 6
+    rest = np.r_[plan.states[-1][: robot.nq], np.zeros(robot.nv)]
+    np.testing.assert_array_equal(mpc.state_cost.x_ref[after], np.tile(rest, (after.sum(), 1)))
+    np.testing.assert_array_equal(mpc.state_cost.u_ref[after], np.tile(mpc.holding_torques(rest), (after.sum(), 1)))
+    np.testing.assert_array_equal(mpc.terminal_cost.x_ref, rest)
+    states, controls = plan.evaluate(t - 0.3 + mpc.dt * np.arange(6))  # the knots before the end: the plan's own
+    np.testing.assert_allclose(mpc.state_cost.x_ref[~after], states, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mpc.state_cost.u_ref[~after], plan.problem.joint_torques(controls), rtol=0, atol=1e-12)

@@ -7,8 +7,8 @@ unless a velocity is commanded), ``trot --robot solo12``, ``quadrotor-track``,
 (``--contact matched``: the stiff contacts of ``trajopt verify``) or in our
 KKT plant (``--sim own``); ``--follow-plan`` / ``--no-follow-plan`` choose
 whether a legged robot's horizon follows the problem's solved plan or
-generates its gait (by default jumps, stepping stones and the stairs of a
-robot whose knees point forward follow their plans). The controller ticks at ``--rate`` Hz; its plan
+generates its gait (by default jumps, stepping stones and stairs follow
+their plans). The controller ticks at ``--rate`` Hz; its plan
 reaches the plant after the measured solve time (``--delay measured``, the
 default: the plant does not wait), one tick late (``--delay tick``) or a
 fixed delay in seconds; with ``--realtime`` nothing is emulated: the plant
@@ -95,7 +95,7 @@ def add_mpc_parser(sub: Any) -> None:
     group.add_argument("--step-sooner", action="store_true", help="a push sideways ends the swing in progress sooner, and the footholds follow the measured base (quadrupeds, flat ground; default: the feet land on the gait's clock, under the reference)")
     group.add_argument(
         "--follow-plan", action=argparse.BooleanOptionalAction, default=None,
-        help="follow the problem's solved plan, or generate the gait (legged; default: jumps, stepping stones and the stairs of robots whose knees point forward follow their plans, other gaits are generated)",
+        help="follow the problem's solved plan, or generate the gait (legged; default: jumps, stepping stones and stairs follow their plans, other gaits are generated)",
     )  # fmt: skip
     group.add_argument("--gait-schedule", metavar="S", help="gaits over time (legged), e.g. 0:stand,2:trot,15:stand (changes at the next cycle boundary)")
     group = run.add_argument_group("plant")

@@ -14,7 +14,11 @@ is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds fi
   moves through the horizon;
 - its state reference is the plan's state at ``s_k`` (as the plan's transcription
   interpolates it), its torque reference the plan's torques; before the start the plan's
-  first state, after the end its last state, with the standing torques. At a tick before
+  first state with the standing torques, after the end its last posture at rest (every
+  velocity zero) with the torques that hold it (:meth:`PlanTrackingMPC.holding_torques`).
+  A gait's plan ends moving (Solo12's stairs at 0.55 m/s): its last state, velocity
+  included, held as the reference past the end asked the horizon to keep moving while
+  staying in place, and at the switch to standing the feet slid off the top tread. At a tick before
   the start or after the end (the robot standing), that state is moved onto the feet where
   they stand, at rest (:meth:`PlanTrackingMPC.posture_on`), with the torques that hold it
   on vertical contact forces (:meth:`PlanTrackingMPC.holding_torques`): the robot stands
@@ -71,6 +75,10 @@ class PlanTrackingMPC(LeggedMPC):
         #: the plan's feet (N_plan, 4, 3) at its knots
         self.plan_feet = np.array([np.asarray(problem.robot.kinematics(s), dtype=float).reshape(4, 3) for s in plan.states])
         super().__init__(problem.robot, gaits="stand", step_timing=None, **options)
+        rest = np.array(plan.states[-1], dtype=float)
+        rest[problem.robot.nq :] = 0.0
+        #: the reference (state, torques) of the knots after the plan ends: its last posture at rest, and the torques that hold it
+        self._final_rest = (rest, self.holding_torques(rest))
 
     def lifts_feet(self) -> bool:
         """The plan lifts them (its gait is the stand's only before and after it)."""
@@ -146,12 +154,13 @@ class PlanTrackingMPC(LeggedMPC):
         super().update(problem, t, x)
         torques = self.plan_problem.joint_torques(controls)
         before, after = times < self.plan_start, times >= self.plan_end
-        torques[before | after] = self._standing_torques
+        states = states.copy()
+        torques[before] = self._standing_torques
+        states[after], torques[after] = self._final_rest
         if t < self.plan_start or t >= self.plan_end:  # standing at this tick: the plan's first or last posture on the feet where they stand
             outside, end = (after, -1) if t >= self.plan_end else (before, 0)
             feet = np.asarray(self.robot.kinematics(x), dtype=float).reshape(-1, 3)
             posture = self.posture_on(self.plan.states[end], self.plan_feet[end], feet)
-            states = states.copy()
             states[outside], torques[outside] = posture, self.holding_torques(posture)
         self.state_cost.x_ref = states
         self.state_cost.u_ref = torques

@@ -10,8 +10,8 @@ what ``trajopt mpc NAME`` runs:
   KKT plant (``sim="own"``, :class:`~trajopt.mpc.legged_plant.KKTPlant`);
   over a terrain, the horizon walks on its plane (a slope: ``go1-slope``,
   ``slope --robot NAME``; :class:`~trajopt.mpc.ground_plane.GroundPlane`) or
-  on its horizontal foot regions (stairs: ``go1-stairs``, ``stairs --robot
-  NAME``; :class:`~trajopt.mpc.terrain_ground.TerrainGround`, with
+  on its horizontal foot regions (stairs with ``follow_plan=False``:
+  :class:`~trajopt.mpc.terrain_ground.TerrainGround`, with
   the swing feet's weight :data:`TERRAIN_SWING_WEIGHT`) from the plan's
   start, by default to where the plan ends (the horizon's ``goal``) at the
   plan's mean speed or :data:`TERRAIN_SPEED` if that is lower, and then
@@ -24,8 +24,8 @@ what ``trajopt mpc NAME`` runs:
 - a jump (a legged problem whose schedule is one of :data:`PLANNED_SCHEDULES`:
   ``go1-jump``, ``jump --robot NAME``, ``go1-gap``), a gait over stepping stones (a block
   terrain whose floor gives no footing: ``go1-stones``, ``stones --robot
-  NAME``; :func:`requires_its_plan`), a gait on stairs for a robot whose knees
-  point forward (``stairs --robot anymal_b``; :func:`follows_its_plan`), or any
+  NAME``; :func:`requires_its_plan`), a point-footed gait on stairs (``go1-stairs``,
+  ``stairs --robot NAME``; :func:`follows_its_plan`), or any
   legged problem with ``follow_plan=True``: its plan solved offline, then followed
   by a receding horizon (:class:`~trajopt.mpc.plan_tracking.PlanTrackingMPC`)
   in MuJoCo (on the stones as :func:`trajopt.mujoco.verify` builds them) or,
@@ -257,15 +257,15 @@ def requires_its_plan(problem: LeggedProblem) -> bool:
 
 def follows_its_plan(problem: LeggedProblem) -> bool:
     """Whether the receding horizon of ``problem`` follows its solved plan by default rather than generating its gait:
-    when it :func:`requires_its_plan`, and for a gait on stairs (a block terrain whose floor gives footing) when a knee
-    of the robot points forward in its standing posture (:meth:`models.LeggedRobot.knee_directions`: ANYmal's and
-    HyQ's hind knees). The generated gait keeps the feet off the edges, not the links; a hind knee that points forward
-    leads its leg into the riser ahead, and ANYmal B fell with a thigh on the first stair. Its plan, one whole-body
-    solve of the climb, keeps its legs off the edges, and followed it climbs (docs/design/mpc.md)."""
+    when it :func:`requires_its_plan`, and for a point-footed gait on stairs (a block terrain whose floor gives footing).
+    The generated gait keeps the feet off the edges, not the legs, and plans its footholds from the measured base: a
+    hind knee that points forward (ANYmal B's) led its leg into the riser ahead, and Solo12's base crept while its
+    swing targets kept its front feet on the first tread, both falling. The plan, one whole-body solve of the climb,
+    keeps the legs off the edges and the base moving; followed, every quadruped tried climbs (the Go1, Solo12, ANYmal B
+    and C, the A1, the Go2, the B1, Laikago; docs/design/mpc.md). ``follow_plan=False`` still runs the generated gait."""
     if requires_its_plan(problem):
         return True
-    robot = problem.robot
-    return isinstance(problem.terrain, BlockTerrain) and "forward" in robot.knee_directions(robot.init_state())
+    return isinstance(problem.terrain, BlockTerrain) and not problem.robot.shared_contacts()
 
 
 def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, gaits: Optional[GaitSchedule], controller_robot: Any = None) -> MPCTask:
