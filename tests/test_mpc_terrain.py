@@ -272,6 +272,12 @@ def test_which_horizon_a_legged_task_gets_follows_the_follow_plan_choice():
         mpc_task(anymal, follow_plan="yes")
     out = run_cli("go1-stairs", "--follow-plan", "--vx", "0.3", "--duration", "0.1")
     assert out.returncode == 2 and "runs its offline plan (trot) under feedback; it takes no velocity commands" in out.stderr
+    # commands on the stairs, whose default is the plan: refused before the plan's solve, naming the horizon that takes them
+    with pytest.raises(ValueError, match=r"it takes no velocity commands, gaits or controller robot; follow_plan=False \(--no-follow-plan\) generates its gait"):
+        mpc_task(problems.get("go1-stairs"), commands=Command(0.3, 0.0, 0.0))
+    with pytest.raises(ValueError, match=r"it takes no velocity commands, gaits or controller robot$"):  # a jump has no other horizon
+        mpc_task(problems.get("go1-jump"), commands=Command(0.3, 0.0, 0.0))
+    assert isinstance(mpc_task(problems.get("go1-stairs"), commands=Command(0.3, 0.0, 0.0), follow_plan=False).legged, LeggedMPC)
 
 
 @pytest.mark.parametrize("robot", ["anymal_b", "solo12"])

@@ -272,7 +272,8 @@ def _plan_task(problem: LeggedProblem, horizon: Optional[float], commands: Any, 
     """The task whose horizon follows ``problem``'s plan (module docstring): the plan solved offline, then followed by a
     receding horizon, in MuJoCo on the problem's terrain (the flat floor without one)."""
     if _moves(commands) or gaits is not None or controller_robot is not None:
-        raise ValueError(f"problem: {problem.name!r} runs its offline plan ({problem.schedule.name}) under feedback; it takes no velocity commands, gaits or controller robot")
+        generated = "" if requires_its_plan(problem) else "; follow_plan=False (--no-follow-plan) generates its gait, which takes them"
+        raise ValueError(f"problem: {problem.name!r} runs its offline plan ({problem.schedule.name}) under feedback; it takes no velocity commands, gaits or controller robot{generated}")
     plan = solve(problem)
     if not plan.success:
         raise ValueError(f"problem: the offline plan of {problem.name!r} did not converge ({plan.status}); nothing to follow")
