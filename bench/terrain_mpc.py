@@ -74,17 +74,18 @@ def case_problem(case: str) -> Any:
     return problems.get(name, robot=robot) if robot else problems.get(name)
 
 
-def follows_the_plan(case: str) -> bool:
-    """Whether ``case``'s horizon follows the solved plan: its suffix's choice, else the default task's."""
+def follows_the_plan(case: str, problem: Any) -> bool:
+    """Whether ``case``'s horizon follows the solved plan: its suffix's choice, else the default task's for ``problem``
+    (:func:`case_problem`)."""
     if case.endswith(FOLLOW_PLAN) or case.endswith(GENERATE_GAIT):
         return case.endswith(FOLLOW_PLAN)
-    return follows_its_plan(case_problem(case))
+    return follows_its_plan(problem)
 
 
 def run(case: str, wait: float, delay: Any) -> Dict[str, Any]:
     """One run of ``case``'s task (:func:`case_problem`), standing ``wait`` s before trotting; its outcome."""
     problem = case_problem(case)
-    if follows_the_plan(case):
+    if follows_the_plan(case, problem):
         task = mpc_task(problem, follow_plan=True)
         task.legged.plan_start += wait
     else:
