@@ -16,9 +16,9 @@ is at plan time ``s_k = t + k h - start`` (the robot stands ``start`` seconds fi
   interpolates it), its torque reference the plan's torques; before the start the plan's
   first state with the standing torques, after the end its last posture at rest (every
   velocity zero) with the torques that hold it (:meth:`PlanTrackingMPC.holding_torques`).
-  A gait's plan ends moving (Solo12's stairs at 0.55 m/s): its last state, velocity
-  included, held as the reference past the end asked the horizon to keep moving while
-  staying in place, and at the switch to standing the feet slid off the top tread. At a tick before
+  A gait's plan ends moving: its last state, velocity included, held as the reference
+  past the end asked the horizon to keep moving while staying in place, and at the switch
+  to standing Solo12's feet slid off its top tread (docs/design/mpc.md). At a tick before
   the start or after the end (the robot standing), that state is moved onto the feet where
   they stand, at rest (:meth:`PlanTrackingMPC.posture_on`), with the torques that hold it
   on vertical contact forces (:meth:`PlanTrackingMPC.holding_torques`): the robot stands

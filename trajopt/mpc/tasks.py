@@ -261,8 +261,8 @@ def follows_its_plan(problem: LeggedProblem) -> bool:
     The generated gait keeps the feet off the edges, not the legs, and plans its footholds from the measured base: a
     hind knee that points forward (ANYmal B's) led its leg into the riser ahead, and Solo12's base crept while its
     swing targets kept its front feet on the first tread, both falling. The plan, one whole-body solve of the climb,
-    keeps the legs off the edges and the base moving; followed, every quadruped tried climbs (the Go1, Solo12, ANYmal B
-    and C, the A1, the Go2, the B1, Laikago; docs/design/mpc.md). ``follow_plan=False`` still runs the generated gait."""
+    keeps the legs off the edges and the base moving (the robots tried and their runs: docs/design/mpc.md and the
+    benchmarks page). ``follow_plan=False`` still runs the generated gait."""
     if requires_its_plan(problem):
         return True
     return isinstance(problem.terrain, BlockTerrain) and not problem.robot.shared_contacts()
